@@ -1,0 +1,1 @@
+# Placeholder for files compiled into the binary (the default catalog lands here).

@@ -1,0 +1,80 @@
+/* Sample files in, rows out.
+ *
+ * Formats: the native CSV (docs/samples-format.md: unit-bearing column names
+ * such as gpu_mem_used_mib), and nvidia-smi --query-gpu CSV logs as
+ * nvidia-smi prints them (with or without units, with or without header). The
+ * format is detected from the first record unless given. Every cell is
+ * validated (numbers, units, ranges) and converted to canonical units before
+ * the row reaches the sink; the first bad cell stops ingestion with its
+ * position, so a caller never sees part of a bad file as good data. */
+#ifndef RIGHTSIZE_INGEST_H
+#define RIGHTSIZE_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rightsize/error.h"
+#include "rightsize/metric.h"
+
+typedef enum {
+  RS_FORMAT_AUTO = 0,
+  RS_FORMAT_NATIVE, /* "native" */
+  RS_FORMAT_NVSMI   /* "nvidia-smi" */
+} rs_sample_format;
+
+/* "auto", "native", "nvidia-smi" -> enum; RS_USAGE for an unknown name. */
+rs_status rs_format_from_name(rs_sample_format *out, const char *name);
+const char *rs_format_name(rs_sample_format f);
+
+/* What a column holds. */
+typedef enum {
+  RS_COL_TIMESTAMP,
+  RS_COL_GPU_INDEX,
+  RS_COL_METRIC,
+  RS_COL_IGNORED /* user columns named x_..., and nvidia-smi fields we do not use */
+} rs_column_kind;
+
+typedef struct rs_column {
+  rs_column_kind kind;
+  rs_metric metric;  /* for RS_COL_METRIC */
+  double scale;      /* canonical value = number in the cell x scale */
+  const char *unit;  /* unit text a cell may carry after the number ("MiB", "%"), or NULL */
+} rs_column;
+
+/* Looks up a native column name ("gpu_mem_used_mib"). RS_INVALID when the
+ * name is not a known column (the caller adds the position). */
+rs_status rs_column_from_name(rs_column *out, const char *name, size_t len);
+
+/* Parses one cell of column c into s (sets the value and its present bit,
+ * or s->t / s->gpu). An empty cell leaves the metric absent (a timestamp may
+ * not be empty). Checks: a locale-free number, an optional unit matching the
+ * column, "[N/A]"-style cells as absent, finite, >= 0, <= the metric's upper
+ * bound. Errors carry path:line:col. */
+rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text, size_t len,
+                             const char *path, size_t line, size_t col, rs_error *err);
+
+typedef struct rs_ingest_options {
+  rs_sample_format format;  /* RS_FORMAT_AUTO: detect */
+  size_t max_record_bytes;  /* 0: the CSV reader's default (1 MiB) */
+} rs_ingest_options;
+
+typedef struct rs_ingest_result {
+  rs_sample_format format; /* the format used (detected or given) */
+  uint64_t rows;           /* rows handed to the sink */
+  size_t columns;          /* columns in the file */
+} rs_ingest_result;
+
+/* Reads path ("-": standard input) and calls sink once per row. opts may be
+ * NULL. result may be NULL. Errors: RS_IO (missing file, a directory, read
+ * error), RS_SYNTAX / RS_INVALID / RS_LIMIT with position; an empty file or a
+ * header with no rows is RS_INVALID ("no samples"). */
+rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
+                         void *ctx, rs_ingest_result *result, rs_error *err);
+
+/* The same over a memory buffer; name is used in messages. */
+rs_status rs_ingest_memory(const char *name, const char *data, size_t len,
+                           const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                           rs_ingest_result *result, rs_error *err);
+
+#endif

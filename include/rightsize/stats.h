@@ -1,0 +1,106 @@
+/* Streaming statistics over sample rows: the core every command uses.
+ *
+ * One pass, memory independent of the number of rows (unless `exact` is
+ * set, when values are kept and sorted to give exact quantiles: the test
+ * oracle). Per metric: count, min, max, mean, standard deviation and
+ * p50/p90/p95/p99 from an rs_sketch. Per-device metrics are also kept per
+ * GPU index. Coverage (first/last time, typical interval, gaps, out-of-order
+ * rows) is computed per series (file x device), per-window peaks of memory
+ * per device. */
+#ifndef RIGHTSIZE_STATS_H
+#define RIGHTSIZE_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rightsize/error.h"
+#include "rightsize/metric.h"
+
+typedef struct rs_stats_options {
+  bool exact;             /* keep values and sort: exact quantiles */
+  bool allow_unordered;   /* count backwards timestamps instead of failing */
+  double window_s;        /* per-window peak width; default 3600 */
+  double gap_factor;      /* an interval > gap_factor x typical is a gap; default 3 */
+  size_t exact_max_values;/* cap on values kept in exact mode; default 50 million */
+} rs_stats_options;
+
+/* Quantile levels reported everywhere. */
+#define RS_QUANTILE_COUNT 4
+extern const double rs_quantile_levels[RS_QUANTILE_COUNT]; /* 0.50 0.90 0.95 0.99 */
+
+typedef struct rs_metric_stats {
+  uint64_t count; /* 0: the metric was not present */
+  double min, max, mean, stddev;
+  double q[RS_QUANTILE_COUNT]; /* at rs_quantile_levels */
+  bool exact;                  /* q are exact (else within RS_SKETCH_ALPHA) */
+} rs_metric_stats;
+
+/* Peaks per fixed window (aligned to the epoch: [k*w, (k+1)*w)). */
+typedef struct rs_window_stats {
+  uint64_t windows;   /* windows with at least one value */
+  double window_s;
+  double p50, p95, max; /* over the window maxima */
+} rs_window_stats;
+
+typedef struct rs_coverage {
+  uint64_t rows;          /* rows seen */
+  uint64_t series;        /* distinct (file, device) series */
+  double first, last;     /* epoch seconds; NaN when no rows */
+  double duration_s;      /* last - first */
+  double interval_s;      /* typical (median) interval between samples of a series */
+  uint64_t gaps;          /* intervals > gap_factor x interval_s */
+  double gap_s;           /* time lost in those gaps (beyond one interval each) */
+  double longest_gap_s;   /* largest interval seen */
+  uint64_t out_of_order;  /* rows older than the previous row of their series */
+  uint64_t duplicates;    /* rows with the same time as the previous row of their series */
+} rs_coverage;
+
+typedef struct rs_device_stats {
+  int index;                          /* GPU index */
+  rs_metric_stats m[RS_METRIC_COUNT]; /* only per-device metrics are filled */
+  rs_window_stats mem_windows;        /* per-window peaks of GPU_MEM_USED */
+} rs_device_stats;
+
+typedef struct rs_endpoint_stats {
+  rs_coverage coverage;
+  rs_metric_stats m[RS_METRIC_COUNT]; /* pooled over all rows and devices */
+  rs_window_stats gpu_mem_windows;    /* window peaks of the busiest device's memory */
+  rs_window_stats host_mem_windows;
+  size_t ndevices;                    /* devices seen, sorted by index */
+  rs_device_stats devices[RS_MAX_DEVICES];
+  int busiest_device;                 /* index with the highest max GPU memory, -1 if none */
+  /* Request rate shape: peak/mean (max / mean), p99/mean, and burstiness as
+   * the coefficient of variation (stddev / mean); NaN when mean is 0 or the
+   * rate is absent. */
+  double rate_peak_to_mean, rate_p99_to_mean, rate_cv;
+} rs_endpoint_stats;
+
+typedef struct rs_stats rs_stats;
+
+/* Creates an accumulator; opts may be NULL for the defaults. The handle
+ * belongs to the caller (rs_stats_free). */
+rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *err);
+void rs_stats_free(rs_stats *st);
+
+/* Starts a new input file: series ordering restarts (files need not be in
+ * time order relative to each other). path is borrowed for the whole run. */
+void rs_stats_begin_file(rs_stats *st, const char *path);
+
+/* Adds one row. Values must already be validated and in canonical units.
+ * A timestamp older than the previous row of the same series is RS_INVALID
+ * at s->path:s->line:s->t_col unless allow_unordered. */
+rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err);
+
+/* rs_stats_add with the rs_sample_sink signature (ctx is the rs_stats). */
+rs_status rs_stats_sink(void *ctx, const rs_sample *s, rs_error *err);
+
+/* Merges src into dst (same options). Coverage merges approximately: rows,
+ * gaps and counts add, first/last widen. */
+rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err);
+
+/* Computes the summary into *out. The accumulator may still be merged or
+ * finished again afterwards. */
+rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err);
+
+#endif

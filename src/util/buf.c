@@ -1,0 +1,158 @@
+#include "rightsize/buf.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void rs_buf_init(rs_buf *buf, size_t cap) {
+  memset(buf, 0, sizeof(*buf));
+  buf->cap = cap ? cap : RS_BUF_DEFAULT_CAP;
+}
+
+void rs_buf_release(rs_buf *buf) {
+  free(buf->data);
+  size_t cap = buf->cap;
+  memset(buf, 0, sizeof(*buf));
+  buf->cap = cap;
+}
+
+void rs_buf_reset(rs_buf *buf) {
+  buf->len = 0;
+  buf->failed = false;
+  if (buf->data)
+    buf->data[0] = '\0';
+}
+
+static rs_status grow(rs_buf *buf, size_t extra) {
+  size_t need, na;
+  char *p;
+  if (buf->failed)
+    return RS_LIMIT;
+  if (extra > buf->cap || buf->len > buf->cap - extra) {
+    buf->failed = true;
+    return RS_LIMIT;
+  }
+  need = buf->len + extra + 1;
+  if (need <= buf->alloc)
+    return RS_OK;
+  na = buf->alloc ? buf->alloc : 256;
+  while (na < need)
+    na = na > ((size_t)-1) / 2 ? need : na * 2;
+  p = realloc(buf->data, na);
+  if (p == NULL) {
+    buf->failed = true;
+    return RS_NOMEM;
+  }
+  buf->data = p;
+  buf->alloc = na;
+  return RS_OK;
+}
+
+rs_status rs_buf_append(rs_buf *buf, const void *data, size_t n) {
+  rs_status st = grow(buf, n);
+  if (st != RS_OK)
+    return st;
+  if (n)
+    memcpy(buf->data + buf->len, data, n);
+  buf->len += n;
+  buf->data[buf->len] = '\0';
+  return RS_OK;
+}
+
+rs_status rs_buf_puts(rs_buf *buf, const char *s) { return rs_buf_append(buf, s, strlen(s)); }
+
+rs_status rs_buf_putc(rs_buf *buf, char c) { return rs_buf_append(buf, &c, 1); }
+
+rs_status rs_buf_printf(rs_buf *buf, const char *fmt, ...) {
+  va_list ap;
+  int n;
+  char small[256];
+  rs_status st;
+
+  va_start(ap, fmt);
+  n = vsnprintf(small, sizeof(small), fmt, ap);
+  va_end(ap);
+  if (n < 0)
+    return RS_INTERNAL;
+  if ((size_t)n < sizeof(small))
+    return rs_buf_append(buf, small, (size_t)n);
+  st = grow(buf, (size_t)n);
+  if (st != RS_OK)
+    return st;
+  va_start(ap, fmt);
+  vsnprintf(buf->data + buf->len, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  buf->len += (size_t)n;
+  return RS_OK;
+}
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *s) {
+  if (s[0] < 0x80)
+    return 1;
+  if (s[0] >= 0xC2 && s[0] <= 0xDF)
+    return (s[1] & 0xC0) == 0x80 ? 2 : 0;
+  if (s[0] >= 0xE0 && s[0] <= 0xEF) {
+    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80)
+      return 0;
+    if (s[0] == 0xE0 && s[1] < 0xA0)
+      return 0;
+    if (s[0] == 0xED && s[1] > 0x9F)
+      return 0;
+    return 3;
+  }
+  if (s[0] >= 0xF0 && s[0] <= 0xF4) {
+    if ((s[1] & 0xC0) != 0x80 || (s[2] & 0xC0) != 0x80 || (s[3] & 0xC0) != 0x80)
+      return 0;
+    if ((s[0] == 0xF0 && s[1] < 0x90) || (s[0] == 0xF4 && s[1] > 0x8F))
+      return 0;
+    return 4;
+  }
+  return 0;
+}
+
+rs_status rs_buf_put_json_string(rs_buf *buf, const char *s) {
+  const unsigned char *p = (const unsigned char *)s;
+  rs_buf_putc(buf, '"');
+  while (*p) {
+    size_t n;
+    switch (*p) {
+    case '"': rs_buf_puts(buf, "\\\""); p++; continue;
+    case '\\': rs_buf_puts(buf, "\\\\"); p++; continue;
+    case '\n': rs_buf_puts(buf, "\\n"); p++; continue;
+    case '\r': rs_buf_puts(buf, "\\r"); p++; continue;
+    case '\t': rs_buf_puts(buf, "\\t"); p++; continue;
+    default: break;
+    }
+    if (*p < 0x20) {
+      rs_buf_printf(buf, "\\u%04x", *p);
+      p++;
+      continue;
+    }
+    n = utf8_len(p);
+    if (n == 0) {
+      rs_buf_puts(buf, "\\ufffd");
+      p++;
+      continue;
+    }
+    rs_buf_append(buf, p, n);
+    p += n;
+  }
+  return rs_buf_putc(buf, '"');
+}
+
+rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {
+  if (!isfinite(v))
+    return rs_buf_puts(buf, "null");
+  if (v == 0.0)
+    v = 0.0; /* no "-0.000" */
+  /* Round half away from zero at the printed precision first, so that a
+   * value such as -0.0004 prints as 0.000 and not -0.000. */
+  double scale = pow(10.0, decimals);
+  double r = round(v * scale) / scale;
+  if (r == 0.0)
+    r = 0.0;
+  return rs_buf_printf(buf, "%.*f", decimals, r);
+}
