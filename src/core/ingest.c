@@ -1,0 +1,514 @@
+/* Sample ingestion: format names, detection, the native column table, cell
+ * parsing and the row loop shared by both formats. The header readers live
+ * in ingest_native.c and ingest_nvsmi.c. */
+#include "rightsize/ingest.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/num.h"
+
+/* ---- format names ---- */
+
+static const char *const format_names[] = {"auto", "native", "nvidia-smi"};
+
+rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
+  for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+    if (name != NULL && strcmp(name, format_names[i]) == 0) {
+      *out = (rs_sample_format)i;
+      return RS_OK;
+    }
+  }
+  return RS_USAGE;
+}
+
+const char *rs_format_name(rs_sample_format f) {
+  if ((unsigned)f < sizeof(format_names) / sizeof(format_names[0]))
+    return format_names[f];
+  return "unknown";
+}
+
+/* ---- the native column table ---- */
+
+typedef struct unit_row {
+  const char *suffix;
+  double scale; /* to the metric's canonical unit */
+} unit_row;
+
+static const unit_row byte_units[] = {{"bytes", 1.0},        {"kib", 1024.0}, {"mib", 1048576.0},
+                                      {"gib", 1073741824.0}, {"kb", 1e3},     {"mb", 1e6},
+                                      {"gb", 1e9},           {NULL, 0.0}};
+static const unit_row rate_units[] = {{"bytes_per_s", 1.0},      {"kib_per_s", 1024.0},
+                                      {"mib_per_s", 1048576.0},  {"mbit_per_s", 1e6 / 8.0},
+                                      {"gbit_per_s", 1e9 / 8.0}, {NULL, 0.0}};
+static const unit_row time_units[] = {{"ms", 1.0}, {"us", 1e-3}, {"s", 1e3}, {NULL, 0.0}};
+static const unit_row no_units[] = {{"", 1.0}, {NULL, 0.0}};
+
+/* A column name is stem + unit suffix; unit-less names use no_units. */
+static const struct {
+  const char *stem;
+  rs_metric metric;
+  const unit_row *units;
+} native_columns[] = {
+    {"gpu_mem_used_", RS_METRIC_GPU_MEM_USED, byte_units},
+    {"gpu_mem_total_", RS_METRIC_GPU_MEM_TOTAL, byte_units},
+    {"gpu_util_pct", RS_METRIC_GPU_UTIL, no_units},
+    {"cpu_util_pct", RS_METRIC_CPU_UTIL, no_units},
+    {"host_mem_used_", RS_METRIC_HOST_MEM_USED, byte_units},
+    {"net_rx_", RS_METRIC_NET_RX, rate_units},
+    {"net_tx_", RS_METRIC_NET_TX, rate_units},
+    {"request_rate_rps", RS_METRIC_REQUEST_RATE, no_units},
+    {"latency_p50_", RS_METRIC_LATENCY_P50, time_units},
+    {"latency_p95_", RS_METRIC_LATENCY_P95, time_units},
+    {"latency_p99_", RS_METRIC_LATENCY_P99, time_units},
+    {"batch_size", RS_METRIC_BATCH_SIZE, no_units},
+};
+
+#define NATIVE_FAMILIES (sizeof(native_columns) / sizeof(native_columns[0]))
+
+static bool name_is(const char *name, size_t len, const char *word) {
+  return strlen(word) == len && memcmp(name, word, len) == 0;
+}
+
+rs_status rs_column_from_name(rs_column *out, const char *name, size_t len) {
+  rs_column c = {RS_COL_IGNORED, RS_METRIC_GPU_MEM_USED, 1.0, NULL};
+  if (name_is(name, len, "timestamp") || name_is(name, len, "gpu_index")) {
+    c.kind = name[0] == 't' ? RS_COL_TIMESTAMP : RS_COL_GPU_INDEX;
+    *out = c;
+    return RS_OK;
+  }
+  if (len >= 2 && name[0] == 'x' && name[1] == '_') {
+    *out = c;
+    return RS_OK;
+  }
+  for (size_t i = 0; i < NATIVE_FAMILIES; i++) {
+    size_t stem = strlen(native_columns[i].stem);
+    if (len < stem || memcmp(name, native_columns[i].stem, stem) != 0)
+      continue;
+    for (const unit_row *u = native_columns[i].units; u->suffix != NULL; u++) {
+      if (name_is(name + stem, len - stem, u->suffix)) {
+        c.kind = RS_COL_METRIC;
+        c.metric = native_columns[i].metric;
+        c.scale = u->scale;
+        *out = c;
+        return RS_OK;
+      }
+    }
+  }
+  return RS_INVALID;
+}
+
+bool rs_ingest_native_name(char *buf, size_t size, size_t i) {
+  if (i < 2) {
+    snprintf(buf, size, "%s", i == 0 ? "timestamp" : "gpu_index");
+    return true;
+  }
+  i -= 2;
+  for (size_t f = 0; f < NATIVE_FAMILIES; f++) {
+    for (const unit_row *u = native_columns[f].units; u->suffix != NULL; u++) {
+      if (i-- == 0) {
+        snprintf(buf, size, "%s%s", native_columns[f].stem, u->suffix);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+/* The native name of a column built by rs_column_from_name, for messages
+ * from the public rs_sample_set_cell (which is not told the header text). */
+static const char *native_name_of(char *buf, size_t size, const rs_column *c) {
+  if (c->kind == RS_COL_TIMESTAMP)
+    return "timestamp";
+  if (c->kind == RS_COL_GPU_INDEX)
+    return "gpu_index";
+  for (size_t f = 0; f < NATIVE_FAMILIES; f++) {
+    if (native_columns[f].metric != c->metric)
+      continue;
+    for (const unit_row *u = native_columns[f].units; u->suffix != NULL; u++) {
+      if (u->scale == c->scale) {
+        snprintf(buf, size, "%s%s", native_columns[f].stem, u->suffix);
+        return buf;
+      }
+    }
+  }
+  return rs_metric_key(c->metric);
+}
+
+/* ---- cells ---- */
+
+const char *rs_ingest_trim(const char *s, size_t *len) {
+  size_t n = *len;
+  while (n > 0 && (*s == ' ' || *s == '\t')) {
+    s++;
+    n--;
+  }
+  while (n > 0 && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+    n--;
+  *len = n;
+  return s;
+}
+
+/* One cell being parsed, for error messages. */
+typedef struct cell {
+  const char *colname;
+  const char *text; /* trimmed */
+  size_t len;
+  const char *path;
+  size_t line;
+  size_t col;
+} cell;
+
+/* "expected WHAT in column 'NAME', got 'TEXT'", with long text cut short. */
+static rs_status cell_fail(rs_error *err, const cell *cl, const char *what) {
+  int shown = (int)(cl->len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : cl->len);
+  return rs_error_set(err, RS_INVALID, cl->path, cl->line, cl->col,
+                      "expected %s in column '%s', got '%.*s%s'", what, cl->colname, shown,
+                      cl->text, cl->len > RS_INGEST_QUOTE_MAX ? "..." : "");
+}
+
+static char ascii_lower(char ch) { return (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch; }
+
+static bool is_unit_char(char ch) {
+  return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '%';
+}
+
+/* "nan", "-inf", "Infinity": spellings the number parser refuses but that
+ * deserve a clearer message than "expected a number". */
+static bool is_nonfinite(const char *s, size_t len) {
+  static const char *const words[] = {"nan", "inf", "infinity"};
+  if (len > 0 && (*s == '+' || *s == '-')) {
+    s++;
+    len--;
+  }
+  for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++) {
+    size_t i = 0;
+    if (strlen(words[w]) != len)
+      continue;
+    while (i < len && ascii_lower(s[i]) == words[w][i])
+      i++;
+    if (i == len)
+      return true;
+  }
+  return false;
+}
+
+/* nvidia-smi writes "[N/A]", "[Not Supported]", "[Unknown Error]" and the
+ * like (always in brackets), and sometimes a bare "N/A". */
+static bool is_absent(const char *s, size_t len) {
+  if (len >= 2 && s[0] == '[' && s[len - 1] == ']')
+    return true;
+  return len == 3 && memcmp(s, "N/A", 3) == 0;
+}
+
+/* A number, optionally followed by the column's unit ("3012 MiB", "15 %"). */
+static rs_status parse_number(double *out, const rs_column *c, const cell *cl, rs_error *err) {
+  double v = 0.0;
+  rs_status st = rs_num_parse_double(cl->text, cl->len, &v);
+  if (st == RS_OK) {
+    *out = v;
+    return RS_OK;
+  }
+  if (st == RS_LIMIT || is_nonfinite(cl->text, cl->len))
+    return cell_fail(err, cl, "a finite number");
+  if (c->unit == NULL)
+    return cell_fail(err, cl, "a number");
+  size_t end = cl->len;
+  while (end > 0 && is_unit_char(cl->text[end - 1]))
+    end--;
+  size_t nlen = end;
+  const char *num = rs_ingest_trim(cl->text, &nlen);
+  if (end == cl->len || nlen == 0 || rs_num_parse_double(num, nlen, &v) != RS_OK)
+    return cell_fail(err, cl, "a number");
+  if (!name_is(cl->text + end, cl->len - end, c->unit)) {
+    char what[64];
+    snprintf(what, sizeof(what), "a value in %s", c->unit);
+    return cell_fail(err, cl, what);
+  }
+  *out = v;
+  return RS_OK;
+}
+
+static rs_status set_metric(rs_sample *s, const rs_column *c, const cell *cl, rs_error *err) {
+  double v = 0.0;
+  rs_status st = parse_number(&v, c, cl, err);
+  if (st != RS_OK)
+    return st;
+  if (v < 0)
+    return cell_fail(err, cl, "a value >= 0");
+  v = v * c->scale + 0.0; /* + 0.0 turns -0 into 0 */
+  if (!isfinite(v))
+    return cell_fail(err, cl, "a finite number");
+  double upper = rs_metric_upper(c->metric);
+  if (upper > 0 && v > upper) {
+    char what[64];
+    if (strcmp(rs_metric_unit(c->metric), "percent") == 0)
+      snprintf(what, sizeof(what), "a percentage between 0 and %g", upper);
+    else
+      snprintf(what, sizeof(what), "a value <= %g", upper);
+    return cell_fail(err, cl, what);
+  }
+  s->v[c->metric] = v;
+  s->present |= 1u << c->metric;
+  return RS_OK;
+}
+
+static rs_status set_gpu(rs_sample *s, const cell *cl, rs_error *err) {
+  int64_t idx;
+  if (rs_num_parse_int64(cl->text, cl->len, &idx) != RS_OK)
+    return cell_fail(err, cl, "an integer gpu index");
+  if (idx < 0 || idx >= RS_MAX_DEVICES)
+    return cell_fail(err, cl, "a gpu index between 0 and 63");
+  s->gpu = (int)idx;
+  return RS_OK;
+}
+
+rs_status rs_ingest_set_cell(rs_sample *s, const rs_column *c, const char *colname,
+                             const char *text, size_t len, const char *path, size_t line,
+                             size_t col, rs_error *err) {
+  cell cl = {colname, NULL, len, path, line, col};
+  cl.text = rs_ingest_trim(text, &cl.len);
+  if (c->kind == RS_COL_IGNORED)
+    return RS_OK;
+  if (c->kind == RS_COL_TIMESTAMP) {
+    if (cl.len == 0)
+      return rs_error_set(err, RS_INVALID, path, line, col,
+                          "expected a timestamp in column '%s', got an empty cell", colname);
+    if (rs_time_parse(cl.text, cl.len, &s->t) != RS_OK)
+      return cell_fail(err, &cl, "a timestamp (unix seconds, RFC 3339 or YYYY/MM/DD HH:MM:SS)");
+    return RS_OK;
+  }
+  if (cl.len == 0 || is_absent(cl.text, cl.len))
+    return RS_OK;
+  if (c->kind == RS_COL_GPU_INDEX)
+    return set_gpu(s, &cl, err);
+  return set_metric(s, c, &cl, err);
+}
+
+rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text, size_t len,
+                             const char *path, size_t line, size_t col, rs_error *err) {
+  char buf[64];
+  return rs_ingest_set_cell(s, c, native_name_of(buf, sizeof(buf), c), text, len, path, line, col,
+                            err);
+}
+
+/* ---- layouts ---- */
+
+rs_status rs_ingest_layout_alloc(rs_ingest_layout *out, rs_arena *arena, size_t n, rs_error *err) {
+  memset(out, 0, sizeof(*out));
+  out->cols = rs_arena_alloc(arena, n * sizeof(*out->cols));
+  out->names = rs_arena_alloc(arena, n * sizeof(*out->names));
+  if (out->cols == NULL || out->names == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while reading the header");
+  out->ncols = n;
+  out->ragged = "as in the header";
+  return RS_OK;
+}
+
+static bool same_role(const rs_column *a, const rs_column *b) {
+  if (a->kind != b->kind || a->kind == RS_COL_IGNORED)
+    return false;
+  return a->kind != RS_COL_METRIC || a->metric == b->metric;
+}
+
+rs_status rs_ingest_layout_check(const rs_ingest_layout *layout, const rs_csv_field *fields,
+                                 const char *path, rs_error *err) {
+  bool have_time = false;
+  for (size_t i = 0; i < layout->ncols; i++) {
+    const char *name = layout->names[i];
+    have_time = have_time || layout->cols[i].kind == RS_COL_TIMESTAMP;
+    for (size_t j = 0; j < i; j++) {
+      if (!same_role(&layout->cols[i], &layout->cols[j]))
+        continue;
+      if (strcmp(name, layout->names[j]) == 0)
+        return rs_error_set(err, RS_INVALID, path, fields[i].line, fields[i].col,
+                            "duplicate column '%s', first seen as column %zu", name, j + 1);
+      return rs_error_set(
+          err, RS_INVALID, path, fields[i].line, fields[i].col,
+          "column '%s' repeats column %zu '%s' (both hold %s)", name, j + 1, layout->names[j],
+          layout->cols[i].kind == RS_COL_METRIC
+              ? rs_metric_key(layout->cols[i].metric)
+              : (layout->cols[i].kind == RS_COL_TIMESTAMP ? "the timestamp" : "the gpu index"));
+    }
+  }
+  if (!have_time)
+    return rs_error_set(err, RS_INVALID, path, fields[0].line, fields[0].col,
+                        "missing required column 'timestamp'");
+  return RS_OK;
+}
+
+/* ---- the row loop ---- */
+
+/* One ingestion run. */
+typedef struct run {
+  rs_csv_reader *reader;
+  const char *path; /* the name the caller gave */
+  rs_ingest_layout layout;
+  rs_sample_sink sink;
+  void *ctx;
+  rs_ingest_result res;
+} run;
+
+/* The column just past a field: where a missing field would have started. */
+static size_t field_end_col(const rs_csv_field *f) { return f->col + f->len + (f->quoted ? 2 : 0); }
+
+static rs_status check_width(const run *r, const rs_csv_field *f, size_t n, rs_error *err) {
+  size_t want = r->layout.ncols;
+  if (n == want)
+    return RS_OK;
+  size_t line = n > want ? f[want].line : f[n - 1].line;
+  size_t col = n > want ? f[want].col : field_end_col(&f[n - 1]);
+  return rs_error_set(err, RS_INVALID, r->path, line, col, "row has %zu fields, expected %zu (%s)",
+                      n, want, r->layout.ragged);
+}
+
+static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) {
+  rs_sample s;
+  rs_status st = check_width(r, f, n, err);
+  if (st != RS_OK)
+    return st;
+  memset(&s, 0, sizeof(s));
+  s.gpu = -1;
+  s.path = r->path;
+  s.line = f[0].line;
+  for (size_t i = 0; i < n; i++) {
+    const rs_column *c = &r->layout.cols[i];
+    if (c->kind == RS_COL_TIMESTAMP)
+      s.t_col = f[i].col;
+    st = rs_ingest_set_cell(&s, c, r->layout.names[i], f[i].text, f[i].len, r->path, f[i].line,
+                            f[i].col, err);
+    if (st != RS_OK)
+      return st;
+  }
+  st = r->sink(r->ctx, &s, err);
+  if (st == RS_OK)
+    r->res.rows++;
+  return st;
+}
+
+/* A header of one field holding ';' or a tab: the wrong delimiter. */
+static rs_status check_delimiter(const run *r, const rs_csv_field *f, size_t n, rs_error *err) {
+  if (n != 1)
+    return RS_OK;
+  for (size_t i = 0; i < f[0].len; i++) {
+    char ch = f[0].text[i];
+    if (ch != ';' && ch != '\t')
+      continue;
+    size_t col = f[0].col + i + (f[0].quoted ? 1 : 0);
+    if (ch == ';')
+      return rs_error_set(err, RS_INVALID, r->path, f[0].line, col,
+                          "expected comma-separated values, found ';' (the file looks "
+                          "semicolon-separated)");
+    return rs_error_set(err, RS_INVALID, r->path, f[0].line, col,
+                        "expected comma-separated values, found a tab (the file looks "
+                        "tab-separated)");
+  }
+  return RS_OK;
+}
+
+static rs_sample_format detect(const rs_csv_field *f, size_t n) {
+  size_t len = f[0].len;
+  const char *first = rs_ingest_trim(f[0].text, &len);
+  if (rs_ingest_nvsmi_is_header(f, n) || rs_ingest_nvsmi_is_timestamp(first, len))
+    return RS_FORMAT_NVSMI;
+  return RS_FORMAT_NATIVE;
+}
+
+/* Reads the first record and builds the layout from it. */
+static rs_status start(run *r, rs_arena *arena, rs_sample_format format, const rs_csv_field *f,
+                       size_t n, rs_error *err) {
+  rs_status st = check_delimiter(r, f, n, err);
+  if (st != RS_OK)
+    return st;
+  r->res.format = format == RS_FORMAT_AUTO ? detect(f, n) : format;
+  if (r->res.format == RS_FORMAT_NATIVE)
+    return rs_ingest_native_header(&r->layout, arena, f, n, r->path, err);
+  size_t len = f[0].len;
+  const char *first = rs_ingest_trim(f[0].text, &len);
+  if (rs_ingest_nvsmi_is_timestamp(first, len))
+    return rs_ingest_nvsmi_default(&r->layout, arena, err);
+  return rs_ingest_nvsmi_header(&r->layout, arena, f, n, r->path, err);
+}
+
+static rs_status read_all(run *r, rs_arena *arena, const rs_ingest_options *opts, rs_error *err) {
+  const rs_csv_field *f;
+  size_t n, next_line;
+  rs_status st = rs_csv_next(r->reader, &f, &n, err);
+  if (st != RS_OK)
+    return st;
+  if (n == 0)
+    return rs_error_set(err, RS_INVALID, r->path, 1, 1, "empty file, expected a CSV header");
+  st = start(r, arena, opts ? opts->format : RS_FORMAT_AUTO, f, n, err);
+  if (st != RS_OK)
+    return st;
+  r->res.columns = r->layout.ncols;
+  next_line = f[n - 1].line + 1;
+  if (r->layout.headerless && (st = do_row(r, f, n, err)) != RS_OK)
+    return st;
+  while ((st = rs_csv_next(r->reader, &f, &n, err)) == RS_OK && n > 0) {
+    st = do_row(r, f, n, err);
+    if (st != RS_OK)
+      return st;
+  }
+  if (st != RS_OK)
+    return st;
+  if (r->res.rows == 0)
+    return rs_error_set(err, RS_INVALID, r->path, next_line, 1,
+                        "no samples: the file has a header but no rows");
+  return RS_OK;
+}
+
+static rs_status run_reader(rs_csv_reader *reader, const char *path, const rs_ingest_options *opts,
+                            rs_sample_sink sink, void *ctx, rs_ingest_result *result,
+                            rs_error *err) {
+  run r;
+  rs_arena arena;
+  memset(&r, 0, sizeof(r));
+  r.reader = reader;
+  r.path = path;
+  r.sink = sink;
+  r.ctx = ctx;
+  r.res.format = opts ? opts->format : RS_FORMAT_AUTO;
+  rs_arena_init(&arena, 0);
+  rs_status st = read_all(&r, &arena, opts, err);
+  rs_arena_release(&arena);
+  if (result != NULL)
+    *result = r.res;
+  return st;
+}
+
+static void csv_options(rs_csv_options *out, const rs_ingest_options *opts) {
+  memset(out, 0, sizeof(*out));
+  out->delimiter = ',';
+  out->max_record_bytes = opts ? opts->max_record_bytes : 0;
+}
+
+rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
+                         void *ctx, rs_ingest_result *result, rs_error *err) {
+  rs_csv_options copts;
+  rs_csv_reader *reader = NULL;
+  csv_options(&copts, opts);
+  rs_status st = rs_csv_open(&reader, path, &copts, err);
+  if (st != RS_OK)
+    return st;
+  st = run_reader(reader, path, opts, sink, ctx, result, err);
+  rs_csv_free(reader);
+  return st;
+}
+
+rs_status rs_ingest_memory(const char *name, const char *data, size_t len,
+                           const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                           rs_ingest_result *result, rs_error *err) {
+  rs_csv_options copts;
+  rs_csv_reader *reader = NULL;
+  csv_options(&copts, opts);
+  rs_status st = rs_csv_open_memory(&reader, name, data, len, &copts, err);
+  if (st != RS_OK)
+    return st;
+  st = run_reader(reader, name, opts, sink, ctx, result, err);
+  rs_csv_free(reader);
+  return st;
+}

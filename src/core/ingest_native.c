@@ -1,0 +1,88 @@
+/* The native CSV header: documented column names with unit suffixes
+ * (docs/samples-format.md), x_ columns ignored, anything else an error. */
+#include <stdio.h>
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/num.h"
+
+#define NAME_MAX_SUGGEST 64
+
+static size_t min3(size_t a, size_t b, size_t c) {
+  size_t m = a < b ? a : b;
+  return m < c ? m : c;
+}
+
+/* Levenshtein distance; both strings at most NAME_MAX_SUGGEST bytes. */
+static size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen) {
+  size_t prev[NAME_MAX_SUGGEST + 1], cur[NAME_MAX_SUGGEST + 1];
+  for (size_t j = 0; j <= blen; j++)
+    prev[j] = j;
+  for (size_t i = 1; i <= alen; i++) {
+    cur[0] = i;
+    for (size_t j = 1; j <= blen; j++) {
+      size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+    }
+    memcpy(prev, cur, (blen + 1) * sizeof(prev[0]));
+  }
+  return prev[blen];
+}
+
+bool rs_ingest_native_suggest(char *buf, size_t size, const char *name, size_t len) {
+  char cand[NAME_MAX_SUGGEST + 1];
+  size_t best = 3;
+  if (len > NAME_MAX_SUGGEST)
+    return false;
+  for (size_t i = 0; rs_ingest_native_name(cand, sizeof(cand), i); i++) {
+    size_t d = edit_distance(name, len, cand, strlen(cand));
+    if (d < best) {
+      best = d;
+      snprintf(buf, size, "%s", cand);
+    }
+  }
+  return best <= 2;
+}
+
+static rs_status unknown_column(const rs_csv_field *f, const char *name, size_t len,
+                                const char *path, rs_error *err) {
+  char hint[NAME_MAX_SUGGEST + 32] = "";
+  char suggestion[NAME_MAX_SUGGEST + 1];
+  double v;
+  int shown = (int)(len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : len);
+  if (len == 0)
+    return rs_error_set(err, RS_INVALID, path, f->line, f->col,
+                        "empty column name in the header, expected one of the documented "
+                        "columns (see docs/samples-format.md)");
+  if (rs_num_parse_double(name, len, &v) == RS_OK || rs_time_parse(name, len, &v) == RS_OK)
+    return rs_error_set(err, RS_INVALID, path, f->line, f->col,
+                        "expected a header naming the columns, got '%.*s' (the native format "
+                        "requires a header, see docs/samples-format.md)",
+                        shown, name);
+  if (rs_ingest_native_suggest(suggestion, sizeof(suggestion), name, len))
+    snprintf(hint, sizeof(hint), "; did you mean '%s'?", suggestion);
+  else if (memchr(name, '.', len) != NULL)
+    snprintf(hint, sizeof(hint), "; for nvidia-smi logs use --input-format nvidia-smi");
+  return rs_error_set(err, RS_INVALID, path, f->line, f->col,
+                      "unknown column '%.*s', expected one of the documented columns (see "
+                      "docs/samples-format.md) or an x_ prefix for ignored columns%s",
+                      shown, name, hint);
+}
+
+rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
+                                  const rs_csv_field *fields, size_t n, const char *path,
+                                  rs_error *err) {
+  rs_status st = rs_ingest_layout_alloc(out, arena, n, err);
+  if (st != RS_OK)
+    return st;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = fields[i].len;
+    const char *name = rs_ingest_trim(fields[i].text, &len);
+    if (rs_column_from_name(&out->cols[i], name, len) != RS_OK)
+      return unknown_column(&fields[i], name, len, path, err);
+    out->names[i] = rs_arena_strndup(arena, name, len);
+    if (out->names[i] == NULL)
+      return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while reading the header");
+  }
+  return rs_ingest_layout_check(out, fields, path, err);
+}

@@ -1,0 +1,325 @@
+#include "rightsize/num.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                     1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                     1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+rs_status rs_num_parse_double(const char *s, size_t n, double *out) {
+  size_t i = 0, digits = 0;
+  bool neg = false;
+  uint64_t mant = 0;
+  int64_t exp10 = 0;
+  double v;
+
+  if (n == 0)
+    return RS_INVALID;
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    i++;
+  }
+  for (; i < n && is_digit(s[i]); i++, digits++) {
+    if (mant < 1000000000000000000ull)
+      mant = mant * 10 + (uint64_t)(s[i] - '0');
+    else
+      exp10++; /* digits past 19 only scale */
+  }
+  if (i < n && s[i] == '.') {
+    i++;
+    for (; i < n && is_digit(s[i]); i++, digits++) {
+      if (mant < 1000000000000000000ull) {
+        mant = mant * 10 + (uint64_t)(s[i] - '0');
+        exp10--;
+      }
+    }
+  }
+  if (digits == 0)
+    return RS_INVALID;
+  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+    bool eneg = false;
+    int64_t e = 0;
+    size_t edigits = 0;
+    i++;
+    if (i < n && (s[i] == '+' || s[i] == '-')) {
+      eneg = s[i] == '-';
+      i++;
+    }
+    for (; i < n && is_digit(s[i]); i++, edigits++)
+      if (e < 100000)
+        e = e * 10 + (s[i] - '0');
+    if (edigits == 0)
+      return RS_INVALID;
+    exp10 += eneg ? -e : e;
+  }
+  if (i != n)
+    return RS_INVALID;
+  if (mant == 0) {
+    v = 0.0;
+  } else if (mant < (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+    /* Both operands exact: one correctly rounded operation. */
+    v = exp10 >= 0 ? (double)mant * pow10_exact[exp10] : (double)mant / pow10_exact[-exp10];
+  } else {
+    long double lv = (long double)mant * powl(10.0L, (long double)exp10);
+    if (lv > (long double)DBL_MAX)
+      return RS_LIMIT;
+    v = (double)lv;
+  }
+  *out = neg ? -v : v;
+  return RS_OK;
+}
+
+rs_status rs_num_parse_int64(const char *s, size_t n, int64_t *out) {
+  size_t i = 0;
+  bool neg = false;
+  uint64_t v = 0, lim;
+  if (n == 0)
+    return RS_INVALID;
+  if (s[0] == '+' || s[0] == '-') {
+    neg = s[0] == '-';
+    i++;
+  }
+  if (i == n)
+    return RS_INVALID;
+  lim = neg ? (uint64_t)INT64_MAX + 1u : (uint64_t)INT64_MAX;
+  for (; i < n; i++) {
+    if (!is_digit(s[i]))
+      return RS_INVALID;
+    unsigned d = (unsigned)(s[i] - '0');
+    if (v > (lim - d) / 10)
+      return RS_LIMIT;
+    v = v * 10 + d;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return RS_OK;
+}
+
+typedef struct unit_row {
+  const char *name;
+  double factor;
+} unit_row;
+
+static const unit_row bytes_units[] = {
+    {"B", 1.0},          {"KB", 1e3},           {"MB", 1e6},
+    {"GB", 1e9},         {"TB", 1e12},          {"KiB", 1024.0},
+    {"MiB", 1048576.0},  {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
+    {NULL, 0}};
+static const unit_row seconds_units[] = {{"ns", 1e-9}, {"us", 1e-6},    {"ms", 1e-3},
+                                         {"s", 1.0},   {"m", 60.0},     {"min", 60.0},
+                                         {"h", 3600.0}, {"d", 86400.0}, {"w", 604800.0},
+                                         {NULL, 0}};
+static const unit_row count_units[] = {{"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {NULL, 0}};
+static const unit_row percent_units[] = {{"", 1.0}, {"%", 1.0}, {NULL, 0}};
+static const unit_row bitrate_units[] = {
+    {"bps", 0.125},          {"kbps", 125.0},         {"Mbps", 125000.0},
+    {"Gbps", 125000000.0},   {"bit/s", 0.125},        {"kbit/s", 125.0},
+    {"Mbit/s", 125000.0},    {"Gbit/s", 125000000.0}, {"B/s", 1.0},
+    {"KB/s", 1e3},           {"MB/s", 1e6},           {"GB/s", 1e9},
+    {"KiB/s", 1024.0},       {"MiB/s", 1048576.0},    {"GiB/s", 1073741824.0},
+    {NULL, 0}};
+
+static const unit_row *table_for(rs_unit_kind kind) {
+  switch (kind) {
+  case RS_UNIT_BYTES: return bytes_units;
+  case RS_UNIT_SECONDS: return seconds_units;
+  case RS_UNIT_COUNT: return count_units;
+  case RS_UNIT_PERCENT: return percent_units;
+  case RS_UNIT_BITRATE: return bitrate_units;
+  }
+  return NULL;
+}
+
+static bool unit_factor(rs_unit_kind kind, const char *u, size_t n, double *factor) {
+  for (const unit_row *r = table_for(kind); r && r->name; r++)
+    if (strlen(r->name) == n && memcmp(r->name, u, n) == 0) {
+      *factor = r->factor;
+      return true;
+    }
+  return false;
+}
+
+rs_status rs_units_parse(rs_unit_kind kind, const char *s, size_t n, const char *default_unit,
+                         double *out) {
+  size_t end = 0, u;
+  double v, factor;
+  rs_status st;
+  /* The number ends where the first character that cannot continue one is. */
+  while (end < n && (is_digit(s[end]) || s[end] == '.' || s[end] == '+' || s[end] == '-' ||
+                     ((s[end] == 'e' || s[end] == 'E') && end + 1 < n &&
+                      (is_digit(s[end + 1]) || s[end + 1] == '-' || s[end + 1] == '+'))))
+    end++;
+  st = rs_num_parse_double(s, end, &v);
+  if (st != RS_OK)
+    return st;
+  if (v < 0)
+    return RS_INVALID;
+  u = end;
+  while (u < n && s[u] == ' ')
+    u++;
+  if (u == n) {
+    if (default_unit == NULL) {
+      /* Kinds whose unit is optional accept a bare number. */
+      if (kind != RS_UNIT_COUNT && kind != RS_UNIT_PERCENT)
+        return RS_INVALID;
+      factor = 1.0;
+    } else if (!unit_factor(kind, default_unit, strlen(default_unit), &factor)) {
+      return RS_INVALID;
+    }
+  } else if (!unit_factor(kind, s + u, n - u, &factor)) {
+    return RS_INVALID;
+  }
+  if (!isfinite(v * factor))
+    return RS_LIMIT;
+  *out = v * factor;
+  return RS_OK;
+}
+
+int64_t rs_time_days_from_civil(int64_t y, unsigned m, unsigned d) {
+  /* Howard Hinnant, "chrono-Compatible Low-Level Date Algorithms". */
+  y -= m <= 2;
+  const int64_t era = (y >= 0 ? y : y - 399) / 400;
+  const unsigned yoe = (unsigned)(y - era * 400);
+  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + (int64_t)doe - 719468;
+}
+
+static bool leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
+
+static unsigned days_in_month(int64_t y, unsigned m) {
+  static const unsigned dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+  return m == 2 && leap(y) ? 29 : dm[m - 1];
+}
+
+/* Reads exactly `width` digits at s[*i]. */
+static bool fixed_digits(const char *s, size_t n, size_t *i, int width, unsigned *out) {
+  unsigned v = 0;
+  for (int k = 0; k < width; k++, (*i)++) {
+    if (*i >= n || !is_digit(s[*i]))
+      return false;
+    v = v * 10 + (unsigned)(s[*i] - '0');
+  }
+  *out = v;
+  return true;
+}
+
+static bool expect_char(const char *s, size_t n, size_t *i, char c) {
+  if (*i < n && s[*i] == c) {
+    (*i)++;
+    return true;
+  }
+  return false;
+}
+
+/* Optional ".fff..." fraction. */
+static double fraction(const char *s, size_t n, size_t *i) {
+  double f = 0.0, scale = 0.1;
+  if (*i < n && s[*i] == '.') {
+    (*i)++;
+    while (*i < n && is_digit(s[*i])) {
+      f += (s[*i] - '0') * scale;
+      scale /= 10.0;
+      (*i)++;
+    }
+  }
+  return f;
+}
+
+/* Optional zone: Z, +hh:mm, -hh:mm, +hhmm; returns seconds east of UTC. */
+static bool zone(const char *s, size_t n, size_t *i, int64_t *offset) {
+  unsigned hh, mm;
+  int sign;
+  *offset = 0;
+  if (*i == n)
+    return true;
+  if (s[*i] == 'Z' || s[*i] == 'z') {
+    (*i)++;
+    return true;
+  }
+  if (s[*i] != '+' && s[*i] != '-')
+    return false;
+  sign = s[*i] == '-' ? -1 : 1;
+  (*i)++;
+  if (!fixed_digits(s, n, i, 2, &hh))
+    return false;
+  expect_char(s, n, i, ':');
+  if (!fixed_digits(s, n, i, 2, &mm) || hh > 23 || mm > 59)
+    return false;
+  *offset = sign * (int64_t)(hh * 3600 + mm * 60);
+  return true;
+}
+
+static rs_status parse_calendar(const char *s, size_t n, double *out) {
+  size_t i = 0;
+  unsigned y, mo, d, h, mi, sec;
+  char sep;
+  int64_t offset;
+  double frac;
+  if (!fixed_digits(s, n, &i, 4, &y))
+    return RS_INVALID;
+  if (i >= n || (s[i] != '-' && s[i] != '/'))
+    return RS_INVALID;
+  sep = s[i++];
+  if (!fixed_digits(s, n, &i, 2, &mo) || !expect_char(s, n, &i, sep) ||
+      !fixed_digits(s, n, &i, 2, &d))
+    return RS_INVALID;
+  if (i >= n || (s[i] != 'T' && s[i] != 't' && s[i] != ' '))
+    return RS_INVALID;
+  i++;
+  if (!fixed_digits(s, n, &i, 2, &h) || !expect_char(s, n, &i, ':') ||
+      !fixed_digits(s, n, &i, 2, &mi) || !expect_char(s, n, &i, ':') ||
+      !fixed_digits(s, n, &i, 2, &sec))
+    return RS_INVALID;
+  frac = fraction(s, n, &i);
+  if (sep == '/')
+    offset = 0; /* nvidia-smi: local time without a zone, read as UTC */
+  else if (!zone(s, n, &i, &offset))
+    return RS_INVALID;
+  if (i != n || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
+      sec > 60)
+    return RS_INVALID;
+  *out = (double)(rs_time_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
+                  offset) +
+         frac;
+  return RS_OK;
+}
+
+rs_status rs_time_parse(const char *s, size_t n, double *out) {
+  double v;
+  if (n >= 10 && is_digit(s[0]) && n > 4 && (s[4] == '-' || s[4] == '/'))
+    return parse_calendar(s, n, out);
+  if (rs_num_parse_double(s, n, &v) != RS_OK || v < 0 || v > 253402300799.0)
+    return RS_INVALID; /* unix seconds up to 9999-12-31 */
+  *out = v;
+  return RS_OK;
+}
+
+void rs_time_format(double t, char *buf, size_t size) {
+  int64_t secs, days, rem;
+  if (!isfinite(t)) {
+    snprintf(buf, size, "-");
+    return;
+  }
+  secs = (int64_t)floor(t);
+  days = secs >= 0 ? secs / 86400 : -((-secs + 86399) / 86400);
+  rem = secs - days * 86400;
+  /* civil_from_days (Hinnant) */
+  int64_t z = days + 719468;
+  int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+  unsigned doe = (unsigned)(z - era * 146097);
+  unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t y = (int64_t)yoe + era * 400;
+  unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  unsigned mp = (5 * doy + 2) / 153;
+  unsigned d = doy - (153 * mp + 2) / 5 + 1;
+  unsigned m = mp < 10 ? mp + 3 : mp - 9;
+  y += m <= 2;
+  snprintf(buf, size, "%04lld-%02u-%02uT%02u:%02u:%02uZ", (long long)y, m, d,
+           (unsigned)(rem / 3600), (unsigned)(rem % 3600 / 60), (unsigned)(rem % 60));
+}
