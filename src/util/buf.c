@@ -152,6 +152,10 @@ rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {
    * value such as -0.0004 prints as 0.000 and not -0.000. */
   double scale = pow(10.0, decimals);
   double r = round(v * scale) / scale;
+  /* Past 2^53 (or past the range of a double) the scaled value has no
+   * fraction left to round, and rounding it would print "inf" or "nan". */
+  if (!isfinite(v * scale) || fabs(v * scale) >= 9007199254740992.0)
+    r = v;
   if (r == 0.0)
     r = 0.0;
   return rs_buf_printf(buf, "%.*f", decimals, r);

@@ -7,26 +7,34 @@
 #include <sys/stat.h>
 
 #define CHUNK ((size_t)64 * 1024)
+#define DEFAULT_MAX_RECORD ((size_t)1 << 20)
+#define DEFAULT_MAX_FIELDS ((size_t)1024)
 
+/* The input is a window in[pos..end) of bytes not yet consumed. For a file
+ * the window is a buffer that is refilled (and doubled while a record does
+ * not fit); for memory input it is the caller's buffer. A record is always
+ * parsed from the start of the window, so when it runs past the end the
+ * window is refilled and the record parsed again from its first byte. */
 struct rs_csv_reader {
-  FILE *fp;          /* NULL for memory input */
+  FILE *fp; /* NULL for memory input */
   bool owns_fp;
   char *path;
   rs_csv_options opt;
-  const char *mem;   /* memory input */
-  size_t mem_len, mem_off;
-  char *in;          /* file read buffer */
-  size_t in_len, in_off;
+  const char *in;
+  char *inbuf; /* owned window for file input */
+  size_t cap, pos, end;
   bool eof;
-  char *rec;         /* unquoted bytes of the current record, fields NUL-separated */
-  size_t rec_len, rec_alloc;
-  rs_csv_field *fields;
-  size_t nfields, fields_alloc;
-  size_t line;       /* line of the next byte */
-  size_t col;
-  size_t offset;     /* bytes consumed */
   bool started;
+  size_t consumed; /* bytes dropped from the window before in[0] */
+  size_t line;     /* line of in[pos] */
+  char *rec;       /* field bytes of the current record, each NUL-terminated */
+  size_t rec_cap;
+  rs_csv_field *fields;
+  size_t nfields, fields_cap;
 };
+
+/* How one parse attempt ended. */
+typedef enum { GOT_RECORD, NEED_MORE, FAILED } parse_result;
 
 static void set_defaults(rs_csv_options *o, const rs_csv_options *given) {
   if (given)
@@ -36,9 +44,9 @@ static void set_defaults(rs_csv_options *o, const rs_csv_options *given) {
   if (o->delimiter == 0)
     o->delimiter = ',';
   if (o->max_record_bytes == 0)
-    o->max_record_bytes = (size_t)1 << 20;
+    o->max_record_bytes = DEFAULT_MAX_RECORD;
   if (o->max_fields == 0)
-    o->max_fields = 1024;
+    o->max_fields = DEFAULT_MAX_FIELDS;
 }
 
 static rs_status reader_new(rs_csv_reader **out, const char *name, const rs_csv_options *opts,
@@ -50,304 +58,385 @@ static rs_status reader_new(rs_csv_reader **out, const char *name, const rs_csv_
   }
   set_defaults(&r->opt, opts);
   r->line = 1;
-  r->col = 1;
   *out = r;
+  return RS_OK;
+}
+
+static rs_status open_stream(rs_csv_reader *r, const char *path, rs_error *err) {
+  struct stat sb;
+  if (strcmp(path, "-") == 0) {
+    r->fp = stdin;
+  } else {
+    r->fp = fopen(path, "rb");
+    if (r->fp == NULL)
+      return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    r->owns_fp = true;
+  }
+  if (fstat(fileno(r->fp), &sb) == 0 && S_ISDIR(sb.st_mode))
+    return rs_error_set(err, RS_IO, path, 0, 0, "is a directory, expected a file");
+  r->inbuf = malloc(CHUNK);
+  if (r->inbuf == NULL)
+    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory opening the file");
+  r->in = r->inbuf;
+  r->cap = CHUNK;
   return RS_OK;
 }
 
 rs_status rs_csv_open(rs_csv_reader **out, const char *path, const rs_csv_options *opts,
                       rs_error *err) {
   rs_csv_reader *r;
-  struct stat sb;
   rs_status st;
   *out = NULL;
-  if (strcmp(path, "-") != 0) {
-    if (stat(path, &sb) != 0)
-      return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    if (S_ISDIR(sb.st_mode))
-      return rs_error_set(err, RS_IO, path, 0, 0, "is a directory, expected a file");
-  }
   st = reader_new(&r, path, opts, err);
-  if (st != RS_OK)
-    return st;
-  if (strcmp(path, "-") == 0) {
-    r->fp = stdin;
-  } else {
-    r->fp = fopen(path, "rb");
-    r->owns_fp = true;
-    if (r->fp == NULL) {
-      st = rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-      rs_csv_free(r);
-      return st;
-    }
-  }
-  r->in = malloc(CHUNK);
-  if (r->in == NULL) {
+  if (st == RS_OK && (st = open_stream(r, path, err)) != RS_OK)
     rs_csv_free(r);
-    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory opening the file");
-  }
-  *out = r;
-  return RS_OK;
+  else if (st == RS_OK)
+    *out = r;
+  return st;
 }
 
 rs_status rs_csv_open_memory(rs_csv_reader **out, const char *name, const char *data, size_t len,
                              const rs_csv_options *opts, rs_error *err) {
   rs_csv_reader *r;
-  rs_status st = reader_new(&r, name, opts, err);
+  rs_status st;
   *out = NULL;
+  st = reader_new(&r, name, opts, err);
   if (st != RS_OK)
     return st;
-  r->mem = data;
-  r->mem_len = len;
+  r->in = data;
+  r->end = len;
+  r->eof = true;
   *out = r;
   return RS_OK;
 }
 
-/* Makes bytes available at r->in[r->in_off..in_len); false at end of input. */
-static bool fill(rs_csv_reader *r, rs_error *err, rs_status *st) {
-  if (r->mem) {
-    if (r->in == NULL) { /* memory input: expose the whole buffer once */
-      r->in = (char *)r->mem;
-      r->in_len = r->mem_len;
-      r->in_off = 0;
-      return r->in_len > 0;
-    }
-    return false;
+/* Moves the unconsumed bytes to the front, grows the window when it is full
+ * and reads what fits. Sets eof at end of input. */
+static rs_status fill(rs_csv_reader *r, rs_error *err) {
+  size_t got;
+  if (r->pos > 0) {
+    memmove(r->inbuf, r->inbuf + r->pos, r->end - r->pos);
+    r->end -= r->pos;
+    r->consumed += r->pos;
+    r->pos = 0;
   }
-  if (r->eof)
-    return false;
-  r->in_len = fread(r->in, 1, CHUNK, r->fp);
-  r->in_off = 0;
-  if (r->in_len < CHUNK) {
-    if (ferror(r->fp)) {
-      *st = rs_error_set(err, RS_IO, r->path, r->line, 0, "read error: %s", strerror(errno));
-      return false;
-    }
+  if (r->end == r->cap) {
+    char *p = realloc(r->inbuf, r->cap * 2);
+    if (p == NULL)
+      return rs_error_set(err, RS_NOMEM, r->path, r->line, 1, "out of memory reading a line");
+    r->inbuf = p;
+    r->in = p;
+    r->cap *= 2;
+  }
+  got = fread(r->inbuf + r->end, 1, r->cap - r->end, r->fp);
+  r->end += got;
+  if (got == 0) {
+    if (ferror(r->fp))
+      return rs_error_set(err, RS_IO, r->path, r->line, 0, "read error: %s", strerror(errno));
     r->eof = true;
   }
-  return r->in_len > 0;
-}
-
-static rs_status rec_putc(rs_csv_reader *r, char c, rs_error *err) {
-  if (r->rec_len + 1 >= r->rec_alloc) {
-    size_t na = r->rec_alloc ? r->rec_alloc * 2 : 4096;
-    char *p;
-    if (r->rec_len >= r->opt.max_record_bytes)
-      return rs_error_set(err, RS_LIMIT, r->path, r->line, 1, "line longer than %zu bytes",
-                          r->opt.max_record_bytes);
-    if (na > r->opt.max_record_bytes + 2)
-      na = r->opt.max_record_bytes + 2;
-    p = realloc(r->rec, na);
-    if (p == NULL)
-      return rs_error_set(err, RS_NOMEM, r->path, r->line, 1, "out of memory reading a line");
-    r->rec = p;
-    r->rec_alloc = na;
-  }
-  r->rec[r->rec_len++] = c;
   return RS_OK;
 }
 
-static rs_status field_start(rs_csv_reader *r, rs_error *err) {
-  if (r->nfields >= r->opt.max_fields)
-    return rs_error_set(err, RS_LIMIT, r->path, r->line, r->col, "more than %zu fields",
+static rs_status too_long(const rs_csv_reader *r, rs_error *err) {
+  return rs_error_set(err, RS_LIMIT, r->path, r->line, 1, "line longer than %zu bytes",
+                      r->opt.max_record_bytes);
+}
+
+/* Room for a record parsed from n input bytes: its fields never take more
+ * than n bytes plus one terminating NUL. */
+static rs_status rec_reserve(rs_csv_reader *r, size_t n, rs_error *err) {
+  char *p;
+  if (n + 1 <= r->rec_cap)
+    return RS_OK;
+  p = realloc(r->rec, n + 1);
+  if (p == NULL)
+    return rs_error_set(err, RS_NOMEM, r->path, r->line, 1, "out of memory reading a line");
+  r->rec = p;
+  r->rec_cap = n + 1;
+  return RS_OK;
+}
+
+static rs_status add_field(rs_csv_reader *r, const char *text, size_t len, size_t line, size_t col,
+                           bool quoted, rs_error *err) {
+  rs_csv_field *f;
+  if (r->nfields == r->opt.max_fields)
+    return rs_error_set(err, RS_LIMIT, r->path, line, col, "more than %zu fields",
                         r->opt.max_fields);
-  if (r->nfields == r->fields_alloc) {
-    size_t na = r->fields_alloc ? r->fields_alloc * 2 : 32;
+  if (r->nfields == r->fields_cap) {
+    size_t na = r->fields_cap ? r->fields_cap * 2 : 32;
     rs_csv_field *p = realloc(r->fields, na * sizeof(*p));
     if (p == NULL)
-      return rs_error_set(err, RS_NOMEM, r->path, r->line, 1, "out of memory reading a line");
+      return rs_error_set(err, RS_NOMEM, r->path, line, col, "out of memory reading a line");
     r->fields = p;
-    r->fields_alloc = na;
+    r->fields_cap = na;
   }
-  /* len holds the start offset into rec until the record is complete (rec may
-   * move while it grows); finalize() turns it into text and length. */
-  r->fields[r->nfields].text = NULL;
-  r->fields[r->nfields].len = r->rec_len;
-  r->fields[r->nfields].line = r->line;
-  r->fields[r->nfields].col = r->col;
-  r->fields[r->nfields].quoted = false;
-  r->nfields++;
+  f = &r->fields[r->nfields++];
+  f->text = text;
+  f->len = len;
+  f->line = line;
+  f->col = col;
+  f->quoted = quoted;
   return RS_OK;
 }
 
-/* Next byte, or -1 at end of input (-2 on read error). */
-static int next_byte(rs_csv_reader *r, rs_error *err, rs_status *st) {
-  if (r->in_off >= r->in_len && !fill(r, err, st))
-    return *st == RS_OK ? -1 : -2;
-  r->offset++;
-  return (unsigned char)r->in[r->in_off++];
-}
-
-static int peek_byte(rs_csv_reader *r, rs_error *err, rs_status *st) {
-  if (r->in_off >= r->in_len && !fill(r, err, st))
-    return *st == RS_OK ? -1 : -2;
-  return (unsigned char)r->in[r->in_off];
-}
-
-/* Copies the unquoted run of plain bytes quickly (the common case). */
-static rs_status plain_run(rs_csv_reader *r, rs_error *err) {
-  const char d = r->opt.delimiter;
-  while (r->in_off < r->in_len) {
-    char c = r->in[r->in_off];
-    if (c == d || c == '\n' || c == '\r' || c == '"')
-      return RS_OK;
-    rs_status st = rec_putc(r, c, err);
-    if (st != RS_OK)
-      return st;
-    r->in_off++;
-    r->offset++;
-    r->col++;
-  }
-  return RS_OK;
-}
-
-static rs_status quoted_field(rs_csv_reader *r, rs_error *err) {
-  size_t qline = r->line, qcol = r->col;
-  rs_status st = RS_OK;
-  r->fields[r->nfields - 1].quoted = true;
-  r->col++;
+/* The common case: a line [p, p+len) with no quote in it. One copy, then
+ * each delimiter becomes the NUL that ends a field. */
+static rs_status split_line(rs_csv_reader *r, const char *p, size_t len, rs_error *err) {
+  char *f, *e;
+  rs_status st = rec_reserve(r, len, err);
+  if (st != RS_OK)
+    return st;
+  memcpy(r->rec, p, len);
+  r->rec[len] = '\0';
+  f = r->rec;
+  e = r->rec + len;
   for (;;) {
-    int c = next_byte(r, err, &st);
-    if (c == -2)
+    char *d = memchr(f, r->opt.delimiter, (size_t)(e - f));
+    char *fe = d ? d : e;
+    st = add_field(r, f, (size_t)(fe - f), r->line, (size_t)(f - r->rec) + 1, false, err);
+    if (st != RS_OK || d == NULL)
       return st;
-    if (c == -1)
-      return rs_error_set(err, RS_SYNTAX, r->path, qline, qcol, "unterminated quoted field");
-    if (c == '"') {
-      int p = peek_byte(r, err, &st);
-      if (p == '"') {
-        next_byte(r, err, &st);
-        r->col += 2;
-        st = rec_putc(r, '"', err);
-      } else {
-        r->col++;
-        if (p >= 0 && p != r->opt.delimiter && p != '\n' && p != '\r')
-          return rs_error_set(err, RS_SYNTAX, r->path, r->line, r->col,
-                              "unexpected character after closing quote, expected '%c' or end "
-                              "of line",
-                              r->opt.delimiter);
-        return st;
-      }
-    } else {
-      if (c == '\n') {
-        r->line++;
-        r->col = 1;
-      } else {
-        r->col++;
-      }
-      st = rec_putc(r, (char)c, err);
+    *d = '\0';
+    f = d + 1;
+  }
+}
+
+/* Tries the fast path at in[pos]: finds the end of the line and, when the
+ * line holds no quote, splits it. *quoted is set when it does. */
+static parse_result parse_plain(rs_csv_reader *r, bool *quoted, rs_status *st, rs_error *err) {
+  const char *p = r->in + r->pos;
+  size_t avail = r->end - r->pos, len, next;
+  const char *nl = memchr(p, '\n', avail);
+  *quoted = false;
+  if (nl == NULL && !r->eof) {
+    *st = avail > r->opt.max_record_bytes ? too_long(r, err) : RS_OK;
+    return *st == RS_OK ? NEED_MORE : FAILED;
+  }
+  len = nl ? (size_t)(nl - p) : avail;
+  next = nl ? len + 1 : len;
+  if (len > 0 && p[len - 1] == '\r')
+    len--;
+  if (len > r->opt.max_record_bytes) {
+    *st = too_long(r, err);
+    return FAILED;
+  }
+  if (memchr(p, '"', len) != NULL) {
+    *quoted = true;
+    return FAILED;
+  }
+  if (len > 0 && (*st = split_line(r, p, len, err)) != RS_OK)
+    return FAILED;
+  r->pos += next;
+  r->line++;
+  return GOT_RECORD;
+}
+
+/* A parse of one record with quotes, byte by byte. */
+typedef struct quoted_parse {
+  rs_csv_reader *r;
+  const char *p;   /* first byte of the record */
+  const char *q;   /* cursor */
+  const char *lim; /* scan limit: end of window or the record cap */
+  const char *ls;  /* start of the current line, for columns */
+  size_t line;
+  char *o; /* output cursor in r->rec */
+} quoted_parse;
+
+/* Where the cursor ran into lim: more input, a too-long record, or true end. */
+static parse_result at_limit(const quoted_parse *qp, rs_status *st, rs_error *err) {
+  const rs_csv_reader *r = qp->r;
+  if (qp->lim < r->in + r->end) {
+    *st = too_long(r, err);
+    return FAILED;
+  }
+  if (!r->eof) {
+    if ((size_t)(qp->lim - qp->p) >= r->opt.max_record_bytes) {
+      *st = too_long(r, err);
+      return FAILED;
     }
-    if (st != RS_OK)
-      return st;
+    return NEED_MORE;
+  }
+  return GOT_RECORD;
+}
+
+/* Reads a quoted field whose opening quote is at qp->q. GOT_RECORD means the
+ * closing quote was read and the cursor is just past it. */
+static parse_result quoted_field(quoted_parse *qp, rs_status *st, rs_error *err) {
+  size_t qline = qp->line, qcol = (size_t)(qp->q - qp->ls) + 1;
+  parse_result res;
+  qp->q++;
+  for (;;) {
+    const char *q = qp->q;
+    if (q == qp->lim) {
+      res = at_limit(qp, st, err);
+      if (res == GOT_RECORD) {
+        *st = rs_error_set(err, RS_SYNTAX, qp->r->path, qline, qcol, "unterminated quoted field");
+        res = FAILED;
+      }
+      return res;
+    }
+    if (*q == '"') {
+      if (q + 1 == qp->lim && (res = at_limit(qp, st, err)) != GOT_RECORD)
+        return res;
+      if (q + 1 < qp->lim && q[1] == '"') {
+        *qp->o++ = '"';
+        qp->q += 2;
+        continue;
+      }
+      qp->q++;
+      return GOT_RECORD;
+    }
+    if (*q == '\n') {
+      qp->line++;
+      qp->ls = q + 1;
+    }
+    *qp->o++ = *q;
+    qp->q++;
   }
 }
 
-static void finalize(rs_csv_reader *r) {
-  for (size_t i = 0; i < r->nfields; i++) {
-    size_t start = r->fields[i].len;
-    size_t end = i + 1 < r->nfields ? r->fields[i + 1].len - 1 : r->rec_len;
-    r->fields[i].text = r->rec + start;
-    r->fields[i].len = end - start;
-    r->rec[end] = '\0';
+/* After a closing quote: the delimiter, a line end or the end of input. */
+static parse_result after_quote(quoted_parse *qp, rs_status *st, rs_error *err) {
+  const char *q = qp->q;
+  parse_result res;
+  if (q == qp->lim)
+    return at_limit(qp, st, err);
+  if (*q == qp->r->opt.delimiter || *q == '\n')
+    return GOT_RECORD;
+  if (*q == '\r') {
+    if (q + 1 == qp->lim && (res = at_limit(qp, st, err)) != GOT_RECORD)
+      return res;
+    if (q + 1 == qp->lim || q[1] == '\n') {
+      qp->q++; /* the CR of a CRLF, or a lone CR at the end of input */
+      return GOT_RECORD;
+    }
+  }
+  *st = rs_error_set(err, RS_SYNTAX, qp->r->path, qp->line, (size_t)(q - qp->ls) + 1,
+                     "unexpected character after closing quote");
+  return FAILED;
+}
+
+/* An unquoted field in a quoted record: up to the delimiter or line end. */
+static parse_result plain_field(quoted_parse *qp, rs_status *st, rs_error *err) {
+  const char d = qp->r->opt.delimiter;
+  char *start = qp->o;
+  while (qp->q < qp->lim && *qp->q != d && *qp->q != '\n')
+    *qp->o++ = *qp->q++;
+  if (qp->q == qp->lim) {
+    parse_result res = at_limit(qp, st, err);
+    if (res != GOT_RECORD)
+      return res;
+  }
+  if (qp->o > start && qp->o[-1] == '\r' && (qp->q == qp->lim || *qp->q == '\n'))
+    qp->o--; /* CR of a CRLF, or at the end of input */
+  return GOT_RECORD;
+}
+
+static parse_result parse_quoted(rs_csv_reader *r, rs_status *st, rs_error *err) {
+  size_t avail = r->end - r->pos;
+  quoted_parse qp = {r, r->in + r->pos, r->in + r->pos, NULL, r->in + r->pos, r->line, NULL};
+  qp.lim = qp.p + (avail < r->opt.max_record_bytes ? avail : r->opt.max_record_bytes);
+  if ((*st = rec_reserve(r, (size_t)(qp.lim - qp.p), err)) != RS_OK)
+    return FAILED;
+  qp.o = r->rec;
+  for (;;) {
+    size_t fline = qp.line, fcol = (size_t)(qp.q - qp.ls) + 1;
+    bool quoted = qp.q < qp.lim && *qp.q == '"';
+    char *text = qp.o;
+    parse_result res = quoted ? quoted_field(&qp, st, err) : plain_field(&qp, st, err);
+    if (res == GOT_RECORD && quoted)
+      res = after_quote(&qp, st, err);
+    if (res != GOT_RECORD)
+      return res;
+    *qp.o = '\0';
+    *st = add_field(r, text, (size_t)(qp.o - text), fline, fcol, quoted, err);
+    if (*st != RS_OK)
+      return FAILED;
+    qp.o++;
+    if (qp.q < qp.lim && *qp.q == r->opt.delimiter) {
+      qp.q++;
+      continue;
+    }
+    if (qp.q < qp.lim) /* the LF */
+      qp.q++;
+    r->pos = (size_t)(qp.q - r->in);
+    r->line = qp.line + 1;
+    return GOT_RECORD;
   }
 }
 
-/* Reads one physical record into rec/fields; *got is false at end of input. */
-static rs_status read_record(rs_csv_reader *r, bool *got, rs_error *err) {
+static void strip_bom(rs_csv_reader *r) {
+  if (r->end - r->pos >= 3 && memcmp(r->in + r->pos, "\xEF\xBB\xBF", 3) == 0)
+    r->pos += 3;
+}
+
+/* Makes sure the first bytes are in the window, then drops a BOM. */
+static rs_status start(rs_csv_reader *r, rs_error *err) {
   rs_status st = RS_OK;
-  int c;
-  r->rec_len = 0;
+  r->started = true;
+  while (r->fp && !r->eof && r->end < 3 && st == RS_OK)
+    st = fill(r, err);
+  if (st == RS_OK)
+    strip_bom(r);
+  return st;
+}
+
+/* Parses one record at in[pos], or a blank line (then *nfields stays 0). */
+static parse_result parse_record(rs_csv_reader *r, rs_status *st, rs_error *err) {
+  bool quoted;
+  parse_result res;
   r->nfields = 0;
-  *got = false;
-  if ((c = peek_byte(r, err, &st)) < 0)
-    return st;
-  *got = true;
-  if ((st = field_start(r, err)) != RS_OK)
-    return st;
-  for (;;) {
-    if ((st = plain_run(r, err)) != RS_OK)
-      return st;
-    c = next_byte(r, err, &st);
-    if (c == -2)
-      return st;
-    if (c == -1 || c == '\n') {
-      r->line++;
-      r->col = 1;
-      break;
-    }
-    if (c == '\r') {
-      if (peek_byte(r, err, &st) == '\n')
-        continue; /* the LF ends the record */
-      r->col++;
-      if ((st = rec_putc(r, '\r', err)) != RS_OK)
-        return st;
-    } else if (c == r->opt.delimiter) {
-      r->col++;
-      if ((st = rec_putc(r, '\0', err)) != RS_OK || (st = field_start(r, err)) != RS_OK)
-        return st;
-    } else if (c == '"') {
-      size_t start = r->fields[r->nfields - 1].len;
-      if (r->rec_len != start) {
-        r->col++;
-        if ((st = rec_putc(r, '"', err)) != RS_OK)
-          return st;
-      } else if ((st = quoted_field(r, err)) != RS_OK) {
-        return st;
-      }
-    }
+  res = parse_plain(r, &quoted, st, err);
+  if (res == FAILED && quoted) {
+    r->nfields = 0;
+    res = parse_quoted(r, st, err);
   }
-  return rec_putc(r, '\0', err);
-}
-
-static void strip_bom(rs_csv_reader *r, rs_error *err) {
-  rs_status st = RS_OK;
-  if (peek_byte(r, err, &st) == 0xEF && r->in_len - r->in_off >= 3 &&
-      (unsigned char)r->in[r->in_off + 1] == 0xBB && (unsigned char)r->in[r->in_off + 2] == 0xBF) {
-    r->in_off += 3;
-    r->offset += 3;
-  }
+  return res;
 }
 
 rs_status rs_csv_next(rs_csv_reader *r, const rs_csv_field **fields, size_t *nfields,
                       rs_error *err) {
-  rs_status st;
-  bool got;
-  *fields = NULL;
+  rs_status st = RS_OK;
+  *fields = r->fields;
   *nfields = 0;
-  if (!r->started) {
-    r->started = true;
-    strip_bom(r, err);
-  }
+  if (!r->started && (st = start(r, err)) != RS_OK)
+    return st;
   for (;;) {
-    st = read_record(r, &got, err);
-    if (st != RS_OK || !got)
-      return st;
-    r->rec_len--; /* the terminating NUL added by read_record */
-    if (r->nfields == 1 && r->rec_len == 0 && !r->fields[0].quoted)
-      continue; /* blank line */
-    if (r->nfields == 1 && r->rec_len == 1 && r->rec[0] == '\r')
+    parse_result res;
+    if (r->pos == r->end) {
+      if (r->eof)
+        return RS_OK;
+      if ((st = fill(r, err)) != RS_OK)
+        return st;
       continue;
-    finalize(r);
-    /* A CR left at the very end of the record (a lone CR before EOF). */
-    rs_csv_field *last = &r->fields[r->nfields - 1];
-    if (!last->quoted && last->len > 0 && last->text[last->len - 1] == '\r')
-      ((char *)last->text)[--last->len] = '\0';
-    *fields = r->fields;
-    *nfields = r->nfields;
-    return RS_OK;
+    }
+    res = parse_record(r, &st, err);
+    if (res == FAILED)
+      return st;
+    if (res == NEED_MORE) {
+      if ((st = fill(r, err)) != RS_OK)
+        return st;
+      continue;
+    }
+    if (r->nfields > 0) {
+      *fields = r->fields;
+      *nfields = r->nfields;
+      return RS_OK;
+    }
   }
 }
 
 const char *rs_csv_path(const rs_csv_reader *r) { return r->path; }
 
-size_t rs_csv_offset(const rs_csv_reader *r) { return r->offset; }
+size_t rs_csv_offset(const rs_csv_reader *r) { return r->consumed + r->pos; }
 
 void rs_csv_free(rs_csv_reader *r) {
   if (r == NULL)
     return;
-  if (r->owns_fp && r->fp)
+  if (r->owns_fp)
     fclose(r->fp);
-  if (r->mem == NULL)
-    free(r->in);
+  free(r->inbuf);
   free(r->rec);
   free(r->fields);
   free(r->path);

@@ -1,6 +1,5 @@
 #include "rightsize/num.h"
 
-#include <float.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,65 +11,80 @@ static const double pow10_exact[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1
 
 static bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-rs_status rs_num_parse_double(const char *s, size_t n, double *out) {
-  size_t i = 0, digits = 0;
-  bool neg = false;
-  uint64_t mant = 0;
-  int64_t exp10 = 0;
-  double v;
+/* The significant digits of a decimal: up to 19 kept in mant, the rest only
+ * scale (the first dropped digit rounds). */
+typedef struct decimal {
+  uint64_t mant;
+  int64_t exp10;
+  size_t digits;
+  bool dropped; /* a digit was dropped; the next ones no longer round */
+} decimal;
 
-  if (n == 0)
-    return RS_INVALID;
-  if (s[0] == '+' || s[0] == '-') {
-    neg = s[0] == '-';
-    i++;
+static void add_digit(decimal *d, char c, bool fraction) {
+  d->digits++;
+  if (d->mant < 1000000000000000000ull) {
+    d->mant = d->mant * 10 + (uint64_t)(c - '0');
+    d->exp10 -= fraction;
+    return;
   }
-  for (; i < n && is_digit(s[i]); i++, digits++) {
-    if (mant < 1000000000000000000ull)
-      mant = mant * 10 + (uint64_t)(s[i] - '0');
-    else
-      exp10++; /* digits past 19 only scale */
-  }
-  if (i < n && s[i] == '.') {
-    i++;
-    for (; i < n && is_digit(s[i]); i++, digits++) {
-      if (mant < 1000000000000000000ull) {
-        mant = mant * 10 + (uint64_t)(s[i] - '0');
-        exp10--;
-      }
-    }
-  }
-  if (digits == 0)
-    return RS_INVALID;
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    bool eneg = false;
-    int64_t e = 0;
-    size_t edigits = 0;
-    i++;
-    if (i < n && (s[i] == '+' || s[i] == '-')) {
-      eneg = s[i] == '-';
-      i++;
-    }
-    for (; i < n && is_digit(s[i]); i++, edigits++)
-      if (e < 100000)
-        e = e * 10 + (s[i] - '0');
-    if (edigits == 0)
-      return RS_INVALID;
-    exp10 += eneg ? -e : e;
-  }
-  if (i != n)
-    return RS_INVALID;
-  if (mant == 0) {
-    v = 0.0;
-  } else if (mant < (1ull << 53) && exp10 >= -22 && exp10 <= 22) {
+  if (!d->dropped && c >= '5')
+    d->mant++; /* at most 10^19, still fits */
+  d->dropped = true;
+  d->exp10 += !fraction;
+}
+
+/* [(e|E)[+-]digits] at s[*i]; false when the exponent has no digits. */
+static bool scan_exponent(const char *s, size_t n, size_t *i, int64_t *exp10) {
+  bool neg = false;
+  int64_t e = 0;
+  size_t start;
+  if (*i >= n || (s[*i] != 'e' && s[*i] != 'E'))
+    return true;
+  (*i)++;
+  if (*i < n && (s[*i] == '+' || s[*i] == '-'))
+    neg = s[(*i)++] == '-';
+  start = *i;
+  for (; *i < n && is_digit(s[*i]); (*i)++)
+    if (e < 100000) /* far past any double; keeps the sum from overflowing */
+      e = e * 10 + (s[*i] - '0');
+  *exp10 += neg ? -e : e;
+  return *i > start;
+}
+
+static rs_status scale(const decimal *d, double *out) {
+  if (d->mant == 0) {
+    *out = 0.0;
+  } else if (d->mant < (1ull << 53) && d->exp10 >= -22 && d->exp10 <= 22) {
     /* Both operands exact: one correctly rounded operation. */
-    v = exp10 >= 0 ? (double)mant * pow10_exact[exp10] : (double)mant / pow10_exact[-exp10];
+    *out = d->exp10 >= 0 ? (double)d->mant * pow10_exact[d->exp10]
+                         : (double)d->mant / pow10_exact[-d->exp10];
   } else {
-    long double lv = (long double)mant * powl(10.0L, (long double)exp10);
-    if (lv > (long double)DBL_MAX)
+    /* 64-bit long double mantissa: mant is exact, powl rounds once. */
+    *out = (double)((long double)d->mant * powl(10.0L, (long double)d->exp10));
+    if (isinf(*out))
       return RS_LIMIT;
-    v = (double)lv;
   }
+  return RS_OK;
+}
+
+rs_status rs_num_parse_double(const char *s, size_t n, double *out) {
+  decimal d = {0, 0, 0, false};
+  size_t i = 0;
+  bool neg = false;
+  double v;
+  rs_status st;
+
+  if (n > 0 && (s[0] == '+' || s[0] == '-'))
+    neg = s[i++] == '-';
+  for (; i < n && is_digit(s[i]); i++)
+    add_digit(&d, s[i], false);
+  if (i < n && s[i] == '.')
+    for (i++; i < n && is_digit(s[i]); i++)
+      add_digit(&d, s[i], true);
+  if (d.digits == 0 || !scan_exponent(s, n, &i, &d.exp10) || i != n)
+    return RS_INVALID;
+  if ((st = scale(&d, &v)) != RS_OK)
+    return st;
   *out = neg ? -v : v;
   return RS_OK;
 }
@@ -100,29 +114,28 @@ rs_status rs_num_parse_int64(const char *s, size_t n, int64_t *out) {
   return RS_OK;
 }
 
+/* value = number * mul / div; both exact, so "50ms" is exactly 50 / 1000. */
 typedef struct unit_row {
   const char *name;
-  double factor;
+  double mul, div;
 } unit_row;
 
 static const unit_row bytes_units[] = {
-    {"B", 1.0},          {"KB", 1e3},           {"MB", 1e6},
-    {"GB", 1e9},         {"TB", 1e12},          {"KiB", 1024.0},
-    {"MiB", 1048576.0},  {"GiB", 1073741824.0}, {"TiB", 1099511627776.0},
-    {NULL, 0}};
-static const unit_row seconds_units[] = {{"ns", 1e-9}, {"us", 1e-6},    {"ms", 1e-3},
-                                         {"s", 1.0},   {"m", 60.0},     {"min", 60.0},
-                                         {"h", 3600.0}, {"d", 86400.0}, {"w", 604800.0},
-                                         {NULL, 0}};
-static const unit_row count_units[] = {{"", 1.0}, {"k", 1e3}, {"M", 1e6}, {"G", 1e9}, {NULL, 0}};
-static const unit_row percent_units[] = {{"", 1.0}, {"%", 1.0}, {NULL, 0}};
+    {"B", 1, 1},           {"KB", 1e3, 1},           {"MB", 1e6, 1},
+    {"GB", 1e9, 1},        {"TB", 1e12, 1},          {"KiB", 1024.0, 1},
+    {"MiB", 1048576.0, 1}, {"GiB", 1073741824.0, 1}, {"TiB", 1099511627776.0, 1},
+    {NULL, 0, 0}};
+static const unit_row seconds_units[] = {
+    {"ns", 1, 1e9}, {"us", 1, 1e6}, {"ms", 1, 1e3},  {"s", 1, 1},      {"m", 60, 1},
+    {"min", 60, 1}, {"h", 3600, 1}, {"d", 86400, 1}, {"w", 604800, 1}, {NULL, 0, 0}};
+static const unit_row count_units[] = {{"", 1, 1},    {"k", 1e3, 1}, {"K", 1e3, 1},
+                                       {"M", 1e6, 1}, {"G", 1e9, 1}, {NULL, 0, 0}};
+static const unit_row percent_units[] = {{"", 1, 1}, {"%", 1, 1}, {NULL, 0, 0}};
 static const unit_row bitrate_units[] = {
-    {"bps", 0.125},          {"kbps", 125.0},         {"Mbps", 125000.0},
-    {"Gbps", 125000000.0},   {"bit/s", 0.125},        {"kbit/s", 125.0},
-    {"Mbit/s", 125000.0},    {"Gbit/s", 125000000.0}, {"B/s", 1.0},
-    {"KB/s", 1e3},           {"MB/s", 1e6},           {"GB/s", 1e9},
-    {"KiB/s", 1024.0},       {"MiB/s", 1048576.0},    {"GiB/s", 1073741824.0},
-    {NULL, 0}};
+    {"bps", 1, 8},        {"kbps", 1e3, 8},        {"Mbps", 1e6, 8},           {"Gbps", 1e9, 8},
+    {"bit/s", 1, 8},      {"kbit/s", 1e3, 8},      {"Mbit/s", 1e6, 8},         {"Gbit/s", 1e9, 8},
+    {"B/s", 1, 1},        {"KB/s", 1e3, 1},        {"MB/s", 1e6, 1},           {"GB/s", 1e9, 1},
+    {"KiB/s", 1024.0, 1}, {"MiB/s", 1048576.0, 1}, {"GiB/s", 1073741824.0, 1}, {NULL, 0, 0}};
 
 static const unit_row *table_for(rs_unit_kind kind) {
   switch (kind) {
@@ -135,20 +148,21 @@ static const unit_row *table_for(rs_unit_kind kind) {
   return NULL;
 }
 
-static bool unit_factor(rs_unit_kind kind, const char *u, size_t n, double *factor) {
+static const unit_row *unit_find(rs_unit_kind kind, const char *u, size_t n) {
   for (const unit_row *r = table_for(kind); r && r->name; r++)
-    if (strlen(r->name) == n && memcmp(r->name, u, n) == 0) {
-      *factor = r->factor;
-      return true;
-    }
-  return false;
+    if (strlen(r->name) == n && memcmp(r->name, u, n) == 0)
+      return r;
+  return NULL;
 }
 
 rs_status rs_units_parse(rs_unit_kind kind, const char *s, size_t n, const char *default_unit,
                          double *out) {
   size_t end = 0, u;
-  double v, factor;
+  double v;
+  const unit_row *unit;
   rs_status st;
+  if (n > 0 && s[0] == '-')
+    return RS_INVALID;
   /* The number ends where the first character that cannot continue one is. */
   while (end < n && (is_digit(s[end]) || s[end] == '.' || s[end] == '+' || s[end] == '-' ||
                      ((s[end] == 'e' || s[end] == 'E') && end + 1 < n &&
@@ -162,21 +176,18 @@ rs_status rs_units_parse(rs_unit_kind kind, const char *s, size_t n, const char 
   u = end;
   while (u < n && s[u] == ' ')
     u++;
-  if (u == n) {
-    if (default_unit == NULL) {
-      /* Kinds whose unit is optional accept a bare number. */
-      if (kind != RS_UNIT_COUNT && kind != RS_UNIT_PERCENT)
-        return RS_INVALID;
-      factor = 1.0;
-    } else if (!unit_factor(kind, default_unit, strlen(default_unit), &factor)) {
-      return RS_INVALID;
-    }
-  } else if (!unit_factor(kind, s + u, n - u, &factor)) {
+  if (end == n && default_unit != NULL)
+    unit = unit_find(kind, default_unit, strlen(default_unit));
+  else if (u == n && u != end)
+    unit = NULL; /* trailing spaces and no unit */
+  else
+    unit = unit_find(kind, s + u, n - u); /* "" exists only where a unit is optional */
+  if (unit == NULL)
     return RS_INVALID;
-  }
-  if (!isfinite(v * factor))
+  v = v * unit->mul / unit->div;
+  if (isinf(v))
     return RS_LIMIT;
-  *out = v * factor;
+  *out = v;
   return RS_OK;
 }
 
@@ -217,18 +228,16 @@ static bool expect_char(const char *s, size_t n, size_t *i, char c) {
   return false;
 }
 
-/* Optional ".fff..." fraction. */
-static double fraction(const char *s, size_t n, size_t *i) {
-  double f = 0.0, scale = 0.1;
-  if (*i < n && s[*i] == '.') {
+/* Optional ".fff..." fraction, at least one digit after the point. */
+static bool fraction(const char *s, size_t n, size_t *i, double *out) {
+  size_t start = *i;
+  *out = 0.0;
+  if (*i >= n || s[*i] != '.')
+    return true;
+  (*i)++;
+  while (*i < n && is_digit(s[*i]))
     (*i)++;
-    while (*i < n && is_digit(s[*i])) {
-      f += (s[*i] - '0') * scale;
-      scale /= 10.0;
-      (*i)++;
-    }
-  }
-  return f;
+  return rs_num_parse_double(s + start, *i - start, out) == RS_OK;
 }
 
 /* Optional zone: Z, +hh:mm, -hh:mm, +hhmm; returns seconds east of UTC. */
@@ -269,14 +278,16 @@ static rs_status parse_calendar(const char *s, size_t n, double *out) {
   if (!fixed_digits(s, n, &i, 2, &mo) || !expect_char(s, n, &i, sep) ||
       !fixed_digits(s, n, &i, 2, &d))
     return RS_INVALID;
-  if (i >= n || (s[i] != 'T' && s[i] != 't' && s[i] != ' '))
+  /* RFC 3339 takes 'T' or a space; nvidia-smi writes a space. */
+  if (i >= n || !(s[i] == ' ' || (sep == '-' && (s[i] == 'T' || s[i] == 't'))))
     return RS_INVALID;
   i++;
   if (!fixed_digits(s, n, &i, 2, &h) || !expect_char(s, n, &i, ':') ||
       !fixed_digits(s, n, &i, 2, &mi) || !expect_char(s, n, &i, ':') ||
       !fixed_digits(s, n, &i, 2, &sec))
     return RS_INVALID;
-  frac = fraction(s, n, &i);
+  if (!fraction(s, n, &i, &frac))
+    return RS_INVALID;
   if (sep == '/')
     offset = 0; /* nvidia-smi: local time without a zone, read as UTC */
   else if (!zone(s, n, &i, &offset))
@@ -284,16 +295,21 @@ static rs_status parse_calendar(const char *s, size_t n, double *out) {
   if (i != n || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
       sec > 60)
     return RS_INVALID;
-  *out = (double)(rs_time_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec -
-                  offset) +
+  *out = (double)(rs_time_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset) +
          frac;
   return RS_OK;
 }
 
 rs_status rs_time_parse(const char *s, size_t n, double *out) {
   double v;
-  if (n >= 10 && is_digit(s[0]) && n > 4 && (s[4] == '-' || s[4] == '/'))
+  size_t i = 0;
+  if (n > 4 && (s[4] == '-' || s[4] == '/'))
     return parse_calendar(s, n, out);
+  /* Unix seconds: digits with an optional fraction, nothing else. */
+  while (i < n && is_digit(s[i]))
+    i++;
+  if (i == 0 || (i < n && !fraction(s, n, &i, &v)) || i != n)
+    return RS_INVALID;
   if (rs_num_parse_double(s, n, &v) != RS_OK || v < 0 || v > 253402300799.0)
     return RS_INVALID; /* unix seconds up to 9999-12-31 */
   *out = v;
