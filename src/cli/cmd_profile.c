@@ -1,0 +1,137 @@
+/* rightsize profile: summarize an endpoint's samples. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "rightsize/arena.h"
+#include "rightsize/buf.h"
+#include "rightsize/num.h"
+#include "rightsize/profile.h"
+#include "rightsize/report.h"
+#include "rightsize/summary.h"
+
+enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW };
+
+static const rs_cli_option profile_options[] = {
+    {"format", 'f', "FORMAT", "output format: table (default) or json", OPT_FORMAT},
+    {"exact", 0, NULL, "exact quantiles (keeps and sorts every value; the test oracle)",
+     OPT_EXACT},
+    {"input-format", 'i', "FORMAT",
+     "format of sample files given directly: auto (default), native, nvidia-smi",
+     OPT_INPUT_FORMAT},
+    {"allow-unordered", 0, NULL, "count rows whose time goes backwards instead of failing",
+     OPT_UNORDERED},
+    {"window", 0, "DURATION", "width of the per-window memory peaks (default 1h)", OPT_WINDOW},
+    {NULL, 0, NULL, NULL, 0}};
+
+typedef struct profile_opts {
+  bool json;
+  rs_summary_options summary;
+} profile_opts;
+
+static bool is_profile_path(const char *path) {
+  const char *dot = strrchr(path, '.');
+  return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 ||
+                 strcmp(dot, ".json") == 0);
+}
+
+static int read_options(profile_opts *po, const rs_cli_args *args) {
+  char msg[256];
+  memset(po, 0, sizeof(*po));
+  for (size_t i = 0; i < args->nopts; i++) {
+    const char *v = args->opts[i].value;
+    switch (args->opts[i].id) {
+    case OPT_FORMAT:
+      if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0) {
+        snprintf(msg, sizeof(msg), "unknown format '%s', expected table or json", v);
+        return rs_cli_usage_error("profile", msg);
+      }
+      po->json = strcmp(v, "json") == 0;
+      break;
+    case OPT_EXACT: po->summary.stats.exact = true; break;
+    case OPT_UNORDERED: po->summary.stats.allow_unordered = true; break;
+    case OPT_INPUT_FORMAT:
+      if (rs_format_from_name(&po->summary.format, v) != RS_OK) {
+        snprintf(msg, sizeof(msg),
+                 "unknown input format '%s', expected auto, native or nvidia-smi", v);
+        return rs_cli_usage_error("profile", msg);
+      }
+      break;
+    case OPT_WINDOW:
+      if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &po->summary.stats.window_s) !=
+              RS_OK ||
+          po->summary.stats.window_s < 1.0) {
+        snprintf(msg, sizeof(msg), "bad --window '%s', expected a duration of at least 1s "
+                                   "such as 15m or 1h",
+                 v);
+        return rs_cli_usage_error("profile", msg);
+      }
+      break;
+    default: break;
+    }
+  }
+  return 0;
+}
+
+static rs_status summarize(rs_summary **sum, rs_arena *arena, const rs_cli_args *args,
+                           const profile_opts *po, rs_error *err) {
+  if (args->nargs == 1 && is_profile_path(args->args[0])) {
+    rs_profile *profile;
+    rs_status st = rs_profile_load(&profile, arena, args->args[0], err);
+    if (st != RS_OK)
+      return st;
+    return rs_summary_from_profile(sum, arena, profile, &po->summary, err);
+  }
+  for (size_t i = 0; i < args->nargs; i++)
+    if (is_profile_path(args->args[i]))
+      return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                          "'%s' looks like a profile: give one profile, or sample files only",
+                          args->args[i]);
+  return rs_summary_from_files(sum, arena, args->args, args->nargs, &po->summary, err);
+}
+
+static int run_profile(const rs_cli_args *args) {
+  profile_opts po;
+  rs_arena arena;
+  rs_summary *sum = NULL;
+  rs_error err;
+  rs_buf out;
+  rs_status st;
+  int rc = read_options(&po, args);
+  if (rc != 0)
+    return rc;
+  if (args->nargs == 0)
+    return rs_cli_usage_error("profile", "profile needs a PROFILE or SAMPLES file");
+
+  rs_error_clear(&err);
+  rs_arena_init(&arena, 0);
+  rs_buf_init(&out, 0);
+  st = summarize(&sum, &arena, args, &po, &err);
+  if (st == RS_OK)
+    st = po.json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
+  if (st == RS_OK)
+    rc = rs_cli_write_stdout(out.data, out.len);
+  else if (err.status == RS_USAGE)
+    rc = rs_cli_usage_error("profile", err.msg);
+  else {
+    rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
+    rc = rs_cli_fail(&err);
+  }
+  rs_buf_release(&out);
+  rs_arena_release(&arena);
+  return rc;
+}
+
+const rs_cli_command rs_cmd_profile = {
+    .name = "profile",
+    .summary = "summarize an endpoint's samples: coverage, statistics, data-quality warnings",
+    .usage = "PROFILE | SAMPLES... [options]",
+    .description =
+        "Reads a profile (YAML or JSON, see docs/profile-format.md) and its sample files, or\n"
+        "sample files directly (native CSV or nvidia-smi logs, see docs/samples-format.md),\n"
+        "in one streaming pass, and prints coverage, per-metric statistics (count, min,\n"
+        "mean, p50/p90/p95/p99, max) for the endpoint and per GPU, request-rate shape,\n"
+        "per-window memory peaks and data-quality warnings.",
+    .options = profile_options,
+    .run = run_profile,
+};

@@ -1,0 +1,234 @@
+#include "rightsize/summary.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MAX_WARNINGS 16
+
+typedef struct builder {
+  rs_arena *arena;
+  rs_summary *sum;
+  rs_stats *stats;
+} builder;
+
+static rs_status nomem(rs_error *err) {
+  return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while summarizing samples");
+}
+
+static void warn(rs_summary *sum, rs_arena *arena, const char *code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+static void warn(rs_summary *sum, rs_arena *arena, const char *code, const char *fmt, ...) {
+  char text[512];
+  va_list ap;
+  if (sum->nwarnings >= MAX_WARNINGS)
+    return;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof(text), fmt, ap);
+  va_end(ap);
+  const char *copy = rs_arena_strdup(arena, text);
+  if (copy == NULL)
+    return; /* a warning lost to memory pressure is not worth failing the run */
+  sum->warnings[sum->nwarnings].code = code;
+  sum->warnings[sum->nwarnings].text = copy;
+  sum->nwarnings++;
+}
+
+/* "2.0 h", "25 min", "3.5 d": durations for warning text. */
+static void fmt_duration(char *buf, size_t size, double s) {
+  if (s >= 2 * 86400.0)
+    snprintf(buf, size, "%.1f d", s / 86400.0);
+  else if (s >= 2 * 3600.0)
+    snprintf(buf, size, "%.1f h", s / 3600.0);
+  else if (s >= 120.0)
+    snprintf(buf, size, "%.0f min", s / 60.0);
+  else
+    snprintf(buf, size, "%.0f s", s);
+}
+
+static void warn_coverage(rs_summary *sum, rs_arena *arena) {
+  const rs_coverage *c = &sum->stats.coverage;
+  char a[32], b[32];
+  if (c->rows < RS_WARN_MIN_ROWS)
+    warn(sum, arena, "few-samples",
+         "only %llu sample rows; statistics from fewer than %d rows are low confidence",
+         (unsigned long long)c->rows, RS_WARN_MIN_ROWS);
+  /* A week sampled every minute spans a week less one interval. */
+  double span = c->duration_s + (isfinite(c->interval_s) ? c->interval_s : 0.0);
+  if (span < RS_WARN_HISTORY_S) {
+    fmt_duration(a, sizeof(a), span);
+    warn(sum, arena, "short-history",
+         "history covers %s, less than a weekly cycle (7 d): weekly peaks may be missing", a);
+  }
+  /* Gaps are counted per series (file x GPU), so compare against the time
+   * all series together should have covered. */
+  double covered = c->duration_s * (double)(c->series ? c->series : 1);
+  if (c->gaps > 0 && covered > 0 && c->gap_s > RS_WARN_GAP_FRACTION * covered) {
+    fmt_duration(a, sizeof(a), c->gap_s);
+    fmt_duration(b, sizeof(b), c->longest_gap_s);
+    warn(sum, arena, "gaps",
+         "%llu gaps across %llu series lose %s of samples (%.1f%% of the series' time), "
+         "longest %s",
+         (unsigned long long)c->gaps, (unsigned long long)c->series, a,
+         100.0 * c->gap_s / covered, b);
+  }
+  if (c->out_of_order > 0)
+    warn(sum, arena, "out-of-order", "%llu rows were older than the row before them",
+         (unsigned long long)c->out_of_order);
+}
+
+static void warn_source(rs_summary *sum, rs_arena *arena) {
+  switch (sum->source) {
+  case RS_SOURCE_LOADTEST:
+    warn(sum, arena, "loadtest-data",
+         "samples come from a load test: real traffic peaks and their shape may differ");
+    break;
+  case RS_SOURCE_CHAOS:
+    warn(sum, arena, "chaos-data",
+         "samples come from a chaos experiment: failures distort utilization and latency");
+    break;
+  case RS_SOURCE_SYNTHETIC:
+    warn(sum, arena, "synthetic-data", "samples are synthetic, not measured on a real endpoint");
+    break;
+  case RS_SOURCE_PRODUCTION:
+    break;
+  }
+}
+
+static void warn_devices(rs_summary *sum, rs_arena *arena) {
+  const rs_endpoint_stats *st = &sum->stats;
+  char list[256] = "";
+  size_t idle = 0, used = 0;
+  for (size_t i = 0; i < st->ndevices; i++) {
+    const rs_metric_stats *u = &st->devices[i].m[RS_METRIC_GPU_UTIL];
+    if (u->count == 0 || u->max >= RS_IDLE_UTIL_PCT)
+      continue;
+    idle++;
+    used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
+                             "%s%d", idle > 1 ? ", " : "", st->devices[i].index);
+    if (used >= sizeof(list))
+      used = sizeof(list) - 1;
+  }
+  if (idle > 0)
+    warn(sum, arena, "idle-devices",
+         "%zu of %zu GPUs never rose above %.0f%% utilization (GPU %s): paid for and unused",
+         idle, st->ndevices, RS_IDLE_UTIL_PCT, list);
+}
+
+static void warn_traffic(rs_summary *sum, rs_arena *arena) {
+  const rs_endpoint_stats *st = &sum->stats;
+  if (st->m[RS_METRIC_REQUEST_RATE].count == 0) {
+    warn(sum, arena, "no-traffic",
+         "no request-rate samples: cost per prediction and replica sizing need request_rate_rps");
+    return;
+  }
+  if (isfinite(st->rate_peak_to_mean) && st->rate_peak_to_mean > RS_WARN_PEAK_TO_MEAN)
+    warn(sum, arena, "spiky-traffic",
+         "request rate peaks at %.1fx its mean (cv %.2f): autoscaling cold starts would hurt, "
+         "size for the peak",
+         st->rate_peak_to_mean, st->rate_cv);
+}
+
+static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs,
+                               rs_error *err) {
+  rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
+  if (sum == NULL)
+    return nomem(err);
+  sum->inputs = rs_arena_alloc(arena, (ninputs ? ninputs : 1) * sizeof(*sum->inputs));
+  sum->warnings = rs_arena_alloc(arena, MAX_WARNINGS * sizeof(*sum->warnings));
+  if (sum->inputs == NULL || sum->warnings == NULL)
+    return nomem(err);
+  *out = sum;
+  return RS_OK;
+}
+
+static rs_status read_file(builder *b, const char *path, rs_sample_format format,
+                           rs_error *err) {
+  rs_ingest_options io = {.format = format, .max_record_bytes = 0};
+  rs_ingest_result res;
+  rs_summary_input *in = &b->sum->inputs[b->sum->ninputs];
+  rs_status st;
+
+  rs_stats_begin_file(b->stats, path);
+  st = rs_ingest_file(path, &io, rs_stats_sink, b->stats, &res, err);
+  if (st != RS_OK)
+    return st;
+  in->path = path;
+  in->format = res.format;
+  in->rows = res.rows;
+  b->sum->ninputs++;
+  return RS_OK;
+}
+
+static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
+  rs_summary *sum = b->sum;
+  rs_status st = rs_stats_finish(b->stats, &sum->stats, err);
+  if (st != RS_OK)
+    return st;
+  warn_source(sum, b->arena);
+  warn_coverage(sum, b->arena);
+  warn_devices(sum, b->arena);
+  warn_traffic(sum, b->arena);
+  *out = sum;
+  return RS_OK;
+}
+
+static rs_status begin(builder *b, rs_arena *arena, size_t ninputs,
+                       const rs_summary_options *opts, rs_error *err) {
+  rs_status st;
+  b->arena = arena;
+  b->stats = NULL;
+  st = summary_alloc(&b->sum, arena, ninputs, err);
+  if (st != RS_OK)
+    return st;
+  b->sum->exact = opts && opts->stats.exact;
+  return rs_stats_new(&b->stats, opts ? &opts->stats : NULL, err);
+}
+
+rs_status rs_summary_from_profile(rs_summary **out, rs_arena *arena, const rs_profile *profile,
+                                  const rs_summary_options *opts, rs_error *err) {
+  builder b;
+  rs_status st;
+
+  *out = NULL;
+  st = begin(&b, arena, profile->nfiles, opts, err);
+  for (size_t i = 0; st == RS_OK && i < profile->nfiles; i++)
+    st = read_file(&b, profile->files[i].path, profile->files[i].format, err);
+  if (st == RS_OK && profile->nrows > 0) {
+    rs_stats_begin_file(b.stats, profile->path);
+    for (size_t i = 0; st == RS_OK && i < profile->nrows; i++)
+      st = rs_stats_add(b.stats, &profile->rows[i], err);
+    b.sum->inline_rows = profile->nrows;
+  }
+  if (st == RS_OK) {
+    b.sum->profile = profile;
+    b.sum->name = profile->endpoint;
+    b.sum->source = profile->source;
+    st = finish(&b, out, err);
+  }
+  rs_stats_free(b.stats);
+  return st;
+}
+
+rs_status rs_summary_from_files(rs_summary **out, rs_arena *arena, const char *const *paths,
+                                size_t npaths, const rs_summary_options *opts, rs_error *err) {
+  builder b;
+  rs_status st;
+
+  *out = NULL;
+  st = begin(&b, arena, npaths, opts, err);
+  for (size_t i = 0; st == RS_OK && i < npaths; i++)
+    st = read_file(&b, paths[i], opts ? opts->format : RS_FORMAT_AUTO, err);
+  if (st == RS_OK) {
+    b.sum->name = npaths ? paths[0] : "";
+    b.sum->source = RS_SOURCE_PRODUCTION;
+    st = finish(&b, out, err);
+  }
+  rs_stats_free(b.stats);
+  return st;
+}
