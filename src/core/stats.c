@@ -1,0 +1,415 @@
+#include "rightsize/stats.h"
+
+#include <assert.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rightsize/num.h"
+#include "rightsize/sketch.h"
+#include "stats_internal.h"
+
+const double rs_quantile_levels[RS_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99};
+
+#define NSLOTS RS_MAX_DEVICES
+
+typedef struct acc {
+  uint64_t n;
+  double min, max, mean, m2; /* Welford */
+  rs_sketch sk;
+  double *vals; /* exact mode only */
+  size_t nvals, avals;
+} acc;
+
+typedef struct window {
+  bool open;
+  double idx, max;
+  rs_sketch peaks;
+} window;
+
+struct rs_stats {
+  rs_stats_options o;
+  acc pooled[RS_METRIC_COUNT];
+  acc dev[NSLOTS][RS_METRIC_COUNT];
+  bool dev_seen[NSLOTS];
+  window dev_mem[NSLOTS];
+  window host_mem;
+  /* coverage, per series = (current file, device slot) */
+  bool has_last[NSLOTS];
+  double last_t[NSLOTS];
+  uint64_t rows, series, duplicates, out_of_order;
+  double first, last;
+  rs_sketch intervals;
+};
+
+static void acc_init(acc *a) {
+  memset(a, 0, sizeof(*a));
+  rs_sketch_init(&a->sk);
+}
+
+static void acc_release(acc *a) {
+  rs_sketch_release(&a->sk);
+  free(a->vals);
+}
+
+static void window_init(window *w) {
+  memset(w, 0, sizeof(*w));
+  rs_sketch_init(&w->peaks);
+}
+
+rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *err) {
+  rs_stats *st = calloc(1, sizeof(*st));
+  *out = NULL;
+  if (st == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for statistics");
+  if (opts)
+    st->o = *opts;
+  if (!(st->o.window_s > 0))
+    st->o.window_s = 3600.0;
+  if (!(st->o.gap_factor > 1))
+    st->o.gap_factor = 3.0;
+  if (st->o.exact_max_values == 0)
+    st->o.exact_max_values = 50000000;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    acc_init(&st->pooled[m]);
+    for (int d = 0; d < NSLOTS; d++)
+      acc_init(&st->dev[d][m]);
+  }
+  for (int d = 0; d < NSLOTS; d++)
+    window_init(&st->dev_mem[d]);
+  window_init(&st->host_mem);
+  rs_sketch_init(&st->intervals);
+  st->first = INFINITY;
+  st->last = -INFINITY;
+  *out = st;
+  return RS_OK;
+}
+
+void rs_stats_free(rs_stats *st) {
+  if (st == NULL)
+    return;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    acc_release(&st->pooled[m]);
+    for (int d = 0; d < NSLOTS; d++)
+      acc_release(&st->dev[d][m]);
+  }
+  for (int d = 0; d < NSLOTS; d++)
+    rs_sketch_release(&st->dev_mem[d].peaks);
+  rs_sketch_release(&st->host_mem.peaks);
+  rs_sketch_release(&st->intervals);
+  free(st);
+}
+
+void rs_stats_begin_file(rs_stats *st, const char *path) {
+  (void)path;
+  memset(st->has_last, 0, sizeof(st->has_last));
+}
+
+static rs_status acc_add(acc *a, double v, size_t cap, const rs_sample *s, rs_metric m,
+                         rs_error *err) {
+  double delta;
+  if (rs_sketch_add(&a->sk, v) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  a->n++;
+  delta = v - a->mean;
+  a->mean += delta / (double)a->n;
+  a->m2 += delta * (v - a->mean);
+  if (a->n == 1 || v < a->min)
+    a->min = v;
+  if (a->n == 1 || v > a->max)
+    a->max = v;
+  if (cap == 0)
+    return RS_OK;
+  if (a->nvals == a->avals) {
+    size_t na = a->avals ? a->avals * 2 : 1024;
+    double *p;
+    if (a->nvals >= cap)
+      return rs_error_set(err, RS_LIMIT, s->path, s->line, 0,
+                          "more than %zu values of '%s' kept for --exact; drop --exact to use "
+                          "the sketch",
+                          cap, rs_metric_key(m));
+    if (na > cap)
+      na = cap;
+    p = realloc(a->vals, na * sizeof(*p));
+    if (p == NULL)
+      return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for --exact");
+    a->vals = p;
+    a->avals = na;
+  }
+  a->vals[a->nvals++] = v;
+  return RS_OK;
+}
+
+static rs_status window_add(window *w, double t, double v, double width) {
+  double idx = floor(t / width);
+  if (w->open && idx == w->idx) {
+    if (v > w->max)
+      w->max = v;
+    return RS_OK;
+  }
+  if (w->open && rs_sketch_add(&w->peaks, w->max) != RS_OK)
+    return RS_NOMEM;
+  w->open = true;
+  w->idx = idx;
+  w->max = v;
+  return RS_OK;
+}
+
+static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
+  char a[32], b[32];
+  if (!st->has_last[slot]) {
+    st->has_last[slot] = true;
+    st->last_t[slot] = s->t;
+    st->series++;
+    return RS_OK;
+  }
+  double dt = s->t - st->last_t[slot];
+  if (dt < 0) {
+    if (!st->o.allow_unordered) {
+      rs_time_format(s->t, a, sizeof(a));
+      rs_time_format(st->last_t[slot], b, sizeof(b));
+      return rs_error_set(err, RS_INVALID, s->path, s->line, s->t_col,
+                          "timestamp goes backwards (%s after %s), expected rows in time order; "
+                          "sort the file or pass --allow-unordered",
+                          a, b);
+    }
+    st->out_of_order++;
+    return RS_OK; /* keep the newest time as the series' reference */
+  }
+  if (dt == 0) {
+    st->duplicates++;
+    return RS_OK;
+  }
+  st->last_t[slot] = s->t;
+  if (rs_sketch_add(&st->intervals, dt) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  return RS_OK;
+}
+
+rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
+  assert(s->gpu >= -1 && s->gpu < NSLOTS);
+  int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
+  size_t cap = st->o.exact ? st->o.exact_max_values : 0;
+  rs_status rc = track_time(st, s, slot, err);
+  if (rc != RS_OK)
+    return rc;
+  st->rows++;
+  if (s->t < st->first)
+    st->first = s->t;
+  if (s->t > st->last)
+    st->last = s->t;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    if (!(s->present & (1u << m)))
+      continue;
+    double v = s->v[m];
+    rc = acc_add(&st->pooled[m], v, cap, s, (rs_metric)m, err);
+    if (rc == RS_OK && rs_metric_per_device((rs_metric)m)) {
+      st->dev_seen[slot] = true;
+      rc = acc_add(&st->dev[slot][m], v, cap, s, (rs_metric)m, err);
+    }
+    if (rc == RS_OK && m == RS_METRIC_GPU_MEM_USED &&
+        window_add(&st->dev_mem[slot], s->t, v, st->o.window_s) != RS_OK)
+      rc = rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    if (rc == RS_OK && m == RS_METRIC_HOST_MEM_USED &&
+        window_add(&st->host_mem, s->t, v, st->o.window_s) != RS_OK)
+      rc = rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    if (rc != RS_OK)
+      return rc;
+  }
+  return RS_OK;
+}
+
+rs_status rs_stats_sink(void *ctx, const rs_sample *s, rs_error *err) {
+  return rs_stats_add(ctx, s, err);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void acc_finish(acc *a, bool exact, rs_metric_stats *out) {
+  memset(out, 0, sizeof(*out));
+  out->count = a->n;
+  if (a->n == 0) {
+    out->min = out->max = out->mean = out->stddev = NAN;
+    for (int q = 0; q < RS_QUANTILE_COUNT; q++)
+      out->q[q] = NAN;
+    return;
+  }
+  out->min = a->min;
+  out->max = a->max;
+  out->mean = a->mean;
+  out->stddev = sqrt(a->m2 / (double)a->n);
+  out->exact = exact && a->nvals == a->n;
+  if (out->exact)
+    qsort(a->vals, a->nvals, sizeof(*a->vals), cmp_double);
+  for (int q = 0; q < RS_QUANTILE_COUNT; q++) {
+    if (out->exact)
+      out->q[q] = a->vals[(size_t)floor(rs_quantile_levels[q] * (double)(a->nvals - 1))];
+    else
+      out->q[q] = rs_sketch_quantile(&a->sk, rs_quantile_levels[q]);
+  }
+}
+
+/* Window peaks including the window still open, without closing it. */
+static rs_status window_finish(const window *w, double width, rs_window_stats *out) {
+  rs_sketch tmp;
+  rs_status rc = RS_OK;
+  rs_sketch_init(&tmp);
+  rc = rs_sketch_merge(&tmp, &w->peaks);
+  if (rc == RS_OK && w->open)
+    rc = rs_sketch_add(&tmp, w->max);
+  out->window_s = width;
+  out->windows = tmp.count;
+  out->p50 = rs_sketch_quantile(&tmp, 0.50);
+  out->p95 = rs_sketch_quantile(&tmp, 0.95);
+  out->max = tmp.count ? tmp.max : NAN;
+  rs_sketch_release(&tmp);
+  return rc;
+}
+
+static void coverage_finish(const rs_stats *st, rs_coverage *c) {
+  memset(c, 0, sizeof(*c));
+  c->rows = st->rows;
+  c->series = st->series;
+  c->duplicates = st->duplicates;
+  c->out_of_order = st->out_of_order;
+  c->first = st->rows ? st->first : NAN;
+  c->last = st->rows ? st->last : NAN;
+  c->duration_s = st->rows ? st->last - st->first : 0.0;
+  c->interval_s = rs_sketch_quantile(&st->intervals, 0.5);
+  c->longest_gap_s = st->intervals.count ? st->intervals.max : NAN;
+  if (st->intervals.count) {
+    double limit = st->o.gap_factor * c->interval_s;
+    c->gaps = rs_sketch_count_above(&st->intervals, limit);
+    c->gap_s = rs_sketch_sum_above(&st->intervals, limit) - (double)c->gaps * c->interval_s;
+    if (c->gap_s < 0)
+      c->gap_s = 0;
+  }
+}
+
+static void shape_finish(rs_endpoint_stats *out) {
+  const rs_metric_stats *r = &out->m[RS_METRIC_REQUEST_RATE];
+  out->rate_peak_to_mean = out->rate_p99_to_mean = out->rate_cv = NAN;
+  if (r->count > 0 && r->mean > 0) {
+    out->rate_peak_to_mean = r->max / r->mean;
+    out->rate_p99_to_mean = r->q[3] / r->mean;
+    out->rate_cv = r->stddev / r->mean;
+  }
+}
+
+rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
+  double best = -1.0;
+  rs_status rc = RS_OK;
+  memset(out, 0, sizeof(*out));
+  coverage_finish(st, &out->coverage);
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
+    acc_finish(&st->pooled[m], st->o.exact, &out->m[m]);
+  out->busiest_device = -1;
+  for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+    if (!st->dev_seen[d])
+      continue;
+    rs_device_stats *ds = &out->devices[out->ndevices++];
+    ds->index = d;
+    for (int m = 0; m < RS_METRIC_COUNT; m++) {
+      if (rs_metric_per_device((rs_metric)m))
+        acc_finish(&st->dev[d][m], st->o.exact, &ds->m[m]);
+    }
+    rc = window_finish(&st->dev_mem[d], st->o.window_s, &ds->mem_windows);
+    const rs_metric_stats *mem = &ds->m[RS_METRIC_GPU_MEM_USED];
+    if (mem->count > 0 && mem->max > best) {
+      best = mem->max;
+      out->busiest_device = d;
+      out->gpu_mem_windows = ds->mem_windows;
+    }
+  }
+  if (rc == RS_OK)
+    rc = window_finish(&st->host_mem, st->o.window_s, &out->host_mem_windows);
+  if (rc != RS_OK)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for statistics");
+  if (out->busiest_device < 0)
+    out->gpu_mem_windows.window_s = st->o.window_s;
+  shape_finish(out);
+  return RS_OK;
+}
+
+static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
+  if (src->n == 0)
+    return RS_OK;
+  if (src->nvals && dst->nvals + src->nvals > cap)
+    return RS_LIMIT;
+  if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
+    return RS_NOMEM;
+  if (src->nvals) {
+    double *p = realloc(dst->vals, (dst->nvals + src->nvals) * sizeof(*p));
+    if (p == NULL)
+      return RS_NOMEM;
+    memcpy(p + dst->nvals, src->vals, src->nvals * sizeof(*p));
+    dst->vals = p;
+    dst->nvals += src->nvals;
+    dst->avals = dst->nvals;
+  }
+  /* Chan et al.'s parallel combination of mean and M2. */
+  double n = (double)(dst->n + src->n), delta = src->mean - dst->mean;
+  dst->m2 += src->m2 + delta * delta * (double)dst->n * (double)src->n / n;
+  dst->mean += delta * (double)src->n / n;
+  dst->min = dst->n == 0 || src->min < dst->min ? src->min : dst->min;
+  dst->max = dst->n == 0 || src->max > dst->max ? src->max : dst->max;
+  dst->n += src->n;
+  return RS_OK;
+}
+
+static rs_status window_merge(window *dst, const window *src) {
+  rs_status rc = rs_sketch_merge(&dst->peaks, &src->peaks);
+  if (rc == RS_OK && src->open)
+    rc = rs_sketch_add(&dst->peaks, src->max);
+  return rc;
+}
+
+rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
+  rs_status rc = RS_OK;
+  size_t cap = dst->o.exact_max_values;
+  for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
+    rc = acc_merge(&dst->pooled[m], &src->pooled[m], cap);
+    for (int d = 0; d < NSLOTS && rc == RS_OK; d++)
+      rc = acc_merge(&dst->dev[d][m], &src->dev[d][m], cap);
+  }
+  if (rc == RS_LIMIT)
+    return rs_error_set(err, RS_LIMIT, NULL, 0, 0,
+                        "more than %zu values kept for --exact; drop --exact to use the sketch",
+                        cap);
+  for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+    dst->dev_seen[d] = dst->dev_seen[d] || src->dev_seen[d];
+    rc = window_merge(&dst->dev_mem[d], &src->dev_mem[d]);
+  }
+  if (rc == RS_OK)
+    rc = window_merge(&dst->host_mem, &src->host_mem);
+  if (rc == RS_OK)
+    rc = rs_sketch_merge(&dst->intervals, &src->intervals);
+  if (rc != RS_OK)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory merging statistics");
+  dst->rows += src->rows;
+  dst->series += src->series;
+  dst->duplicates += src->duplicates;
+  dst->out_of_order += src->out_of_order;
+  if (src->first < dst->first)
+    dst->first = src->first;
+  if (src->last > dst->last)
+    dst->last = src->last;
+  return RS_OK;
+}
+
+static size_t acc_footprint(const acc *a) { return a->sk.nbins + a->avals; }
+
+size_t rs_stats_footprint(const rs_stats *st) {
+  size_t n = st->intervals.nbins + st->host_mem.peaks.nbins;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    n += acc_footprint(&st->pooled[m]);
+    for (int d = 0; d < NSLOTS; d++)
+      n += acc_footprint(&st->dev[d][m]);
+  }
+  for (int d = 0; d < NSLOTS; d++)
+    n += st->dev_mem[d].peaks.nbins;
+  return n;
+}

@@ -1,0 +1,300 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rightsize/sketch.h"
+
+/* Floating-point slack on top of the bound for values on bucket edges. */
+#define BOUND (RS_SKETCH_ALPHA * (1.0 + 1e-9))
+#define GAMMA ((1.0 + RS_SKETCH_ALPHA) / (1.0 - RS_SKETCH_ALPHA))
+
+typedef struct rng {
+  uint64_t s;
+} rng;
+
+/* splitmix64: a fixed-seed generator so every run sees the same values. */
+static uint64_t rng_next(rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double rng_uniform(rng *r) { /* (0, 1) */
+  return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_normal(rng *r) {
+  double u = rng_uniform(r), v = rng_uniform(r);
+  return sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v);
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void add_all(rs_sketch *s, const double *v, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(rs_sketch_add(s, v[i]), RS_OK);
+}
+
+/* Every quantile at 0.1% steps is within alpha of the exact value at the
+ * same rank; q = 0 and q = 1 are exact. Sorts v. */
+static void check_bound(double *v, size_t n) {
+  rs_sketch s;
+  rs_sketch_init(&s);
+  add_all(&s, v, n);
+  qsort(v, n, sizeof(*v), cmp_double);
+  assert_int_equal(s.count, n);
+  assert_true(rs_sketch_quantile(&s, 0.0) == v[0]);
+  assert_true(rs_sketch_quantile(&s, 1.0) == v[n - 1]);
+  for (int k = 0; k <= 1000; k++) {
+    double q = k / 1000.0;
+    double exact = v[(size_t)floor(q * (double)(n - 1))];
+    double got = rs_sketch_quantile(&s, q);
+    if (fabs(got - exact) > BOUND * exact + RS_SKETCH_MIN_VALUE)
+      fail_msg("q=%g: sketch %.17g, exact %.17g", q, got, exact);
+  }
+  rs_sketch_release(&s);
+}
+
+static void test_bound_uniform(void **state) {
+  (void)state;
+  rng r = {1};
+  size_t n = 20000;
+  double *v = malloc(n * sizeof(*v));
+  for (size_t i = 0; i < n; i++)
+    v[i] = 1000.0 * rng_uniform(&r);
+  check_bound(v, n);
+  free(v);
+}
+
+static void test_bound_lognormal(void **state) {
+  (void)state;
+  rng r = {2};
+  size_t n = 20000;
+  double *v = malloc(n * sizeof(*v));
+  for (size_t i = 0; i < n; i++)
+    v[i] = exp(3.0 + 2.0 * rng_normal(&r));
+  check_bound(v, n);
+  free(v);
+}
+
+static void test_bound_with_zeros(void **state) {
+  (void)state;
+  rng r = {3};
+  size_t n = 10000;
+  double *v = malloc(n * sizeof(*v));
+  for (size_t i = 0; i < n; i++)
+    v[i] = rng_uniform(&r) < 0.3 ? 0.0 : 100.0 * rng_uniform(&r);
+  check_bound(v, n);
+  free(v);
+}
+
+static void test_bound_huge_range(void **state) {
+  (void)state;
+  rng r = {4};
+  size_t n = 20000;
+  double *v = malloc(n * sizeof(*v));
+  rs_sketch s;
+  for (size_t i = 0; i < n; i++)
+    v[i] = pow(10.0, -6.0 + 18.0 * rng_uniform(&r));
+  v[0] = 1e-6;
+  v[1] = 1e12;
+  rs_sketch_init(&s);
+  add_all(&s, v, n);
+  /* 18 decades at ratio gamma are ~2072 buckets, plus growth slack */
+  assert_true(s.nbins >= 2072);
+  assert_true(s.nbins <= 2072 + 256);
+  rs_sketch_release(&s);
+  check_bound(v, n);
+  free(v);
+}
+
+static void test_constant(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  for (int i = 0; i < 1000; i++)
+    assert_int_equal(rs_sketch_add(&s, 42.5), RS_OK);
+  /* clamping into [min, max] makes a constant stream exact */
+  for (int k = 0; k <= 100; k++)
+    assert_true(rs_sketch_quantile(&s, k / 100.0) == 42.5);
+  assert_true(s.sum == 42500.0);
+  rs_sketch_release(&s);
+}
+
+/* Values on and next to every bucket edge across the whole range: catches
+ * an index function that drifts from log(v) / log(gamma). */
+static void test_bucket_edges(void **state) {
+  (void)state;
+  for (int i = -1030; i <= 35000; i += 7) {
+    double base = pow(GAMMA, i);
+    double vs[3] = {nextafter(base, 0.0), base, nextafter(base, INFINITY)};
+    for (int j = 0; j < 3; j++) {
+      rs_sketch s;
+      rs_sketch_init(&s);
+      assert_int_equal(rs_sketch_add(&s, vs[j]), RS_OK);
+      assert_int_equal(rs_sketch_add(&s, vs[j] * 4.0 < 1e308 ? vs[j] * 4.0 : vs[j]), RS_OK);
+      double got = rs_sketch_quantile(&s, 0.5); /* rank 0: the smaller value */
+      if (fabs(got - vs[j]) > BOUND * vs[j])
+        fail_msg("gamma^%d: sketch %.17g, value %.17g", i, got, vs[j]);
+      rs_sketch_release(&s);
+    }
+  }
+}
+
+static void test_empty(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  assert_true(isnan(rs_sketch_quantile(&s, 0.0)));
+  assert_true(isnan(rs_sketch_quantile(&s, 0.5)));
+  assert_true(isnan(rs_sketch_quantile(&s, 1.0)));
+  assert_int_equal(rs_sketch_count_above(&s, 0.0), 0);
+  assert_true(rs_sketch_sum_above(&s, 0.0) == 0.0);
+  rs_sketch_release(&s);
+  rs_sketch_release(&s); /* release leaves an empty, releasable sketch */
+  assert_null(s.bins);
+}
+
+static void test_q_outside_unit(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  assert_int_equal(rs_sketch_add(&s, 3.0), RS_OK);
+  assert_int_equal(rs_sketch_add(&s, 7.0), RS_OK);
+  assert_true(rs_sketch_quantile(&s, -1.0) == 3.0);
+  assert_true(rs_sketch_quantile(&s, 2.0) == 7.0);
+  assert_true(isnan(rs_sketch_quantile(&s, NAN)));
+  rs_sketch_release(&s);
+}
+
+static void test_merge_equals_adding_all(void **state) {
+  (void)state;
+  rng r = {5};
+  rs_sketch all, a, b, empty;
+  rs_sketch_init(&all);
+  rs_sketch_init(&a);
+  rs_sketch_init(&b);
+  rs_sketch_init(&empty);
+  for (int i = 0; i < 5000; i++) {
+    /* a holds small values, b large ones and zeros: merging must widen */
+    double v = i % 2 ? exp(rng_normal(&r)) : (i % 10 == 0 ? 0.0 : 1e6 * rng_uniform(&r));
+    assert_int_equal(rs_sketch_add(&all, v), RS_OK);
+    assert_int_equal(rs_sketch_add(i % 2 ? &a : &b, v), RS_OK);
+  }
+  assert_int_equal(rs_sketch_merge(&a, &empty), RS_OK);
+  assert_int_equal(rs_sketch_merge(&empty, &a), RS_OK); /* into an empty sketch */
+  assert_int_equal(rs_sketch_merge(&empty, &b), RS_OK);
+  assert_int_equal(empty.count, all.count);
+  assert_int_equal(empty.zero_count, all.zero_count);
+  assert_true(empty.min == all.min && empty.max == all.max);
+  assert_true(fabs(empty.sum - all.sum) <= 1e-9 * all.sum);
+  for (int k = 0; k <= 1000; k++)
+    assert_true(rs_sketch_quantile(&empty, k / 1000.0) == rs_sketch_quantile(&all, k / 1000.0));
+  for (double x = 0.01; x < 2e6; x *= 1.7) {
+    assert_int_equal(rs_sketch_count_above(&empty, x), rs_sketch_count_above(&all, x));
+    assert_true(fabs(rs_sketch_sum_above(&empty, x) - rs_sketch_sum_above(&all, x)) <=
+                1e-9 * all.sum);
+  }
+  rs_sketch_release(&all);
+  rs_sketch_release(&a);
+  rs_sketch_release(&b);
+  rs_sketch_release(&empty);
+}
+
+static void test_count_and_sum_above(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  for (int i = 1; i <= 1000; i++)
+    assert_int_equal(rs_sketch_add(&s, (double)i), RS_OK);
+  for (double x = 1.5; x < 1000; x *= 1.3) {
+    uint64_t c = rs_sketch_count_above(&s, x);
+    /* exact counts above x and above x*(1+2a) bracket the bucketed answer */
+    uint64_t hi = (uint64_t)(1000 - floor(x));
+    uint64_t lo = (uint64_t)(1000 - floor(x * (1.0 + 2.0 * RS_SKETCH_ALPHA)));
+    if (c > hi || c < lo)
+      fail_msg("count_above(%g) = %llu, expected in [%llu, %llu]", x, (unsigned long long)c,
+               (unsigned long long)lo, (unsigned long long)hi);
+    /* and the exact sums above the same two limits bracket the sum */
+    double sum = rs_sketch_sum_above(&s, x), s_hi = 0, s_lo = 0;
+    for (int i = 1; i <= 1000; i++) {
+      s_hi += i > x ? i : 0;
+      s_lo += i > x * (1.0 + 2.0 * RS_SKETCH_ALPHA) ? i : 0;
+    }
+    if (sum > s_hi * (1 + BOUND) || sum < s_lo * (1 - BOUND))
+      fail_msg("sum_above(%g) = %g, expected in [%g, %g]", x, sum, s_lo, s_hi);
+  }
+  assert_int_equal(rs_sketch_count_above(&s, 1000.0), 0);
+  assert_int_equal(rs_sketch_count_above(&s, 0.5), 1000);
+  assert_true(rs_sketch_sum_above(&s, 0.5) == 500500.0);
+  assert_true(rs_sketch_sum_above(&s, 1000.0) == 0.0);
+  rs_sketch_release(&s);
+
+  /* the gap shape stats uses: 99 intervals of 10 s and one of 100 s */
+  rs_sketch_init(&s);
+  for (int i = 0; i < 99; i++)
+    assert_int_equal(rs_sketch_add(&s, 10.0), RS_OK);
+  assert_int_equal(rs_sketch_add(&s, 100.0), RS_OK);
+  assert_int_equal(rs_sketch_count_above(&s, 30.0), 1);
+  assert_true(rs_sketch_sum_above(&s, 30.0) == 100.0); /* clamped to the exact max */
+  rs_sketch_release(&s);
+}
+
+static void test_zeros_count_as_zero(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  assert_int_equal(rs_sketch_add(&s, 0.0), RS_OK);
+  assert_int_equal(rs_sketch_add(&s, RS_SKETCH_MIN_VALUE / 2), RS_OK);
+  assert_int_equal(rs_sketch_add(&s, 5.0), RS_OK);
+  assert_int_equal(s.zero_count, 2);
+  assert_int_equal(rs_sketch_count_above(&s, 0.0), 1);
+  assert_int_equal(rs_sketch_count_above(&s, -1.0), 3);
+  assert_true(rs_sketch_quantile(&s, 0.5) == 0.0);
+  rs_sketch_release(&s);
+}
+
+static void test_memory_flat(void **state) {
+  (void)state;
+  rng r = {6};
+  rs_sketch s;
+  uint32_t after_1k = 0;
+  rs_sketch_init(&s);
+  for (int i = 0; i < 1000000; i++) {
+    assert_int_equal(rs_sketch_add(&s, 1.0 + 99.0 * rng_uniform(&r)), RS_OK);
+    if (i == 999)
+      after_1k = s.nbins;
+  }
+  /* [1, 100) spans ~231 buckets: the array stops growing with the range */
+  assert_int_equal(s.count, 1000000);
+  assert_true(s.nbins <= 231 + 2 * 64 + 2);
+  assert_true(s.nbins == after_1k);
+  rs_sketch_release(&s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_bound_uniform),
+      cmocka_unit_test(test_bound_lognormal),
+      cmocka_unit_test(test_bound_with_zeros),
+      cmocka_unit_test(test_bound_huge_range),
+      cmocka_unit_test(test_constant),
+      cmocka_unit_test(test_bucket_edges),
+      cmocka_unit_test(test_empty),
+      cmocka_unit_test(test_q_outside_unit),
+      cmocka_unit_test(test_merge_equals_adding_all),
+      cmocka_unit_test(test_count_and_sum_above),
+      cmocka_unit_test(test_zeros_count_as_zero),
+      cmocka_unit_test(test_memory_flat),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,564 @@
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rightsize/sketch.h"
+#include "rightsize/stats.h"
+#include "stats_internal.h"
+
+#define BOUND (RS_SKETCH_ALPHA * (1.0 + 1e-9))
+#define GIB 1073741824.0
+#define T0 1764507600.0 /* 2025-11-30T13:00:00Z, on an hour boundary */
+
+#define BIT(m) (1u << RS_METRIC_##m)
+
+typedef struct rng {
+  uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r) {
+  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+static double rng_uniform(rng *r) {
+  return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double rng_lognormal(rng *r, double mu, double sigma) {
+  double u = rng_uniform(r), v = rng_uniform(r);
+  return exp(mu + sigma * sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v));
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static rs_sample row(double t, int gpu, size_t line) {
+  rs_sample s;
+  memset(&s, 0, sizeof(s));
+  s.t = t;
+  s.gpu = gpu;
+  s.path = "data/a.csv";
+  s.line = line;
+  s.t_col = 1;
+  return s;
+}
+
+static void put(rs_sample *s, rs_metric m, double v) {
+  s->present |= 1u << m;
+  s->v[m] = v;
+}
+
+static rs_stats *make(const rs_stats_options *o) {
+  rs_stats *st = NULL;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_new(&st, o, &err), RS_OK);
+  assert_non_null(st);
+  rs_stats_begin_file(st, "data/a.csv");
+  return st;
+}
+
+static void add_ok(rs_stats *st, const rs_sample *s) {
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_add(st, s, &err), RS_OK);
+}
+
+static void finish_ok(rs_stats *st, rs_endpoint_stats *out) {
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_finish(st, out, &err), RS_OK);
+}
+
+static void assert_close(double got, double want, double rel) {
+  if (!(fabs(got - want) <= rel * fabs(want) + 1e-12))
+    fail_msg("got %.17g, want %.17g (rel %g)", got, want, rel);
+}
+
+static void test_moments_exact(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  for (int i = 1; i <= 100; i++) {
+    rs_sample s = row(T0 + 10.0 * i, 0, (size_t)i + 1);
+    put(&s, RS_METRIC_GPU_UTIL, (double)(101 - i)); /* descending: order must not matter */
+    add_ok(st, &s);
+  }
+  finish_ok(st, &out);
+  const rs_metric_stats *u = &out.m[RS_METRIC_GPU_UTIL];
+  assert_int_equal(u->count, 100);
+  assert_true(u->min == 1.0 && u->max == 100.0);
+  assert_close(u->mean, 50.5, 1e-15);
+  assert_close(u->stddev, sqrt((100.0 * 100.0 - 1.0) / 12.0), 1e-12); /* population */
+  assert_false(u->exact);
+  /* ranks floor(q * 99): values 50, 90, 95, 99 */
+  const double want[RS_QUANTILE_COUNT] = {50, 90, 95, 99};
+  for (int q = 0; q < RS_QUANTILE_COUNT; q++)
+    assert_close(u->q[q], want[q], BOUND);
+  assert_int_equal(out.m[RS_METRIC_CPU_UTIL].count, 0);
+  assert_true(isnan(out.m[RS_METRIC_CPU_UTIL].mean));
+  assert_true(isnan(out.m[RS_METRIC_CPU_UTIL].q[0]));
+  rs_stats_free(st);
+  rs_stats_free(NULL);
+}
+
+static void test_levels(void **state) {
+  (void)state;
+  assert_true(rs_quantile_levels[0] == 0.50);
+  assert_true(rs_quantile_levels[1] == 0.90);
+  assert_true(rs_quantile_levels[2] == 0.95);
+  assert_true(rs_quantile_levels[3] == 0.99);
+}
+
+static void test_sketch_vs_exact(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true};
+  rs_stats *sk = make(NULL), *ex = make(&eo);
+  rs_endpoint_stats a, b;
+  rng r = {11};
+  size_t n = 20000;
+  double *v = malloc(n * sizeof(*v));
+  for (size_t i = 0; i < n; i++) {
+    rs_sample s = row(T0 + (double)i, -1, i + 2);
+    v[i] = rng_lognormal(&r, 4.0, 1.5);
+    put(&s, RS_METRIC_LATENCY_P99, v[i]);
+    add_ok(sk, &s);
+    add_ok(ex, &s);
+  }
+  finish_ok(sk, &a);
+  finish_ok(ex, &b);
+  qsort(v, n, sizeof(*v), cmp_double);
+  const rs_metric_stats *ms = &a.m[RS_METRIC_LATENCY_P99], *me = &b.m[RS_METRIC_LATENCY_P99];
+  assert_false(ms->exact);
+  assert_true(me->exact);
+  for (int q = 0; q < RS_QUANTILE_COUNT; q++) {
+    double exact = v[(size_t)floor(rs_quantile_levels[q] * (double)(n - 1))];
+    assert_true(me->q[q] == exact);
+    assert_close(ms->q[q], exact, BOUND);
+  }
+  assert_true(ms->min == me->min && ms->max == me->max && ms->mean == me->mean);
+  /* finishing again (the values are now sorted) gives the same answer */
+  finish_ok(ex, &a);
+  assert_memory_equal(&a.m[RS_METRIC_LATENCY_P99], me, sizeof(*me));
+  free(v);
+  rs_stats_free(sk);
+  rs_stats_free(ex);
+}
+
+static void test_exact_cap(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true, .exact_max_values = 10};
+  rs_stats *st = make(&eo);
+  rs_error err;
+  for (int i = 0; i < 10; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, 5.0);
+    add_ok(st, &s);
+  }
+  rs_sample s = row(T0 + 10, -1, 12);
+  put(&s, RS_METRIC_REQUEST_RATE, 5.0);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_add(st, &s, &err), RS_LIMIT);
+  assert_int_equal(err.status, RS_LIMIT);
+  assert_string_equal(err.path, "data/a.csv");
+  assert_int_equal(err.line, 12);
+  assert_non_null(strstr(err.msg, "more than 10 values"));
+  assert_non_null(strstr(err.msg, "--exact"));
+  rs_stats_free(st);
+}
+
+static void test_per_device_split(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  for (int i = 0; i < 50; i++) {
+    rs_sample a = row(T0 + i, 3, (size_t)(2 * i + 2));
+    rs_sample b = row(T0 + i, 0, (size_t)(2 * i + 3));
+    put(&a, RS_METRIC_GPU_MEM_USED, (20 + i % 5) * GIB);
+    put(&a, RS_METRIC_GPU_UTIL, 90.0);
+    put(&a, RS_METRIC_REQUEST_RATE, 7.0); /* host-level: pooled only */
+    put(&b, RS_METRIC_GPU_MEM_USED, 2 * GIB);
+    put(&b, RS_METRIC_GPU_UTIL, 1.0);
+    add_ok(st, &a);
+    add_ok(st, &b);
+  }
+  finish_ok(st, &out);
+  assert_int_equal(out.ndevices, 2);
+  assert_int_equal(out.devices[0].index, 0);
+  assert_int_equal(out.devices[1].index, 3);
+  assert_true(out.devices[0].m[RS_METRIC_GPU_MEM_USED].max == 2 * GIB);
+  assert_true(out.devices[1].m[RS_METRIC_GPU_MEM_USED].max == 24 * GIB);
+  assert_true(out.devices[1].m[RS_METRIC_GPU_UTIL].mean == 90.0);
+  assert_int_equal(out.devices[1].m[RS_METRIC_GPU_UTIL].count, 50);
+  assert_int_equal(out.devices[1].m[RS_METRIC_REQUEST_RATE].count, 0);
+  assert_int_equal(out.m[RS_METRIC_GPU_MEM_USED].count, 100);
+  assert_true(out.m[RS_METRIC_GPU_MEM_USED].min == 2 * GIB);
+  assert_close(out.m[RS_METRIC_GPU_UTIL].mean, 45.5, 1e-15);
+  assert_int_equal(out.busiest_device, 3);
+  assert_true(out.gpu_mem_windows.max == 24 * GIB);
+  /* two series, one per device: same timestamps are not duplicates */
+  assert_int_equal(out.coverage.series, 2);
+  assert_int_equal(out.coverage.duplicates, 0);
+  rs_stats_free(st);
+}
+
+static void test_gpu_minus_one(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  rs_sample h = row(T0, -1, 2);
+  put(&h, RS_METRIC_REQUEST_RATE, 3.0);
+  add_ok(st, &h);
+  finish_ok(st, &out);
+  /* host-only rows make no device */
+  assert_int_equal(out.ndevices, 0);
+  assert_int_equal(out.busiest_device, -1);
+  assert_int_equal(out.gpu_mem_windows.windows, 0);
+  assert_true(out.gpu_mem_windows.window_s == 3600.0);
+
+  rs_sample g = row(T0 + 1, -1, 3);
+  put(&g, RS_METRIC_GPU_MEM_USED, 8 * GIB);
+  add_ok(st, &g);
+  finish_ok(st, &out);
+  assert_int_equal(out.ndevices, 1);
+  assert_int_equal(out.devices[0].index, 0);
+  assert_int_equal(out.devices[0].m[RS_METRIC_GPU_MEM_USED].count, 1);
+  assert_int_equal(out.busiest_device, 0);
+  /* and they are device 0's series: going back in time on it is an error */
+  rs_error err;
+  rs_sample d0 = row(T0 - 5, 0, 4);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_add(st, &d0, &err), RS_INVALID);
+  assert_int_equal(err.line, 4);
+  rs_stats_free(st);
+}
+
+static void test_coverage(void **state) {
+  (void)state;
+  rs_stats_options o = {.allow_unordered = true};
+  rs_stats *st = make(&o);
+  rs_endpoint_stats out;
+  double t = T0;
+  size_t line = 2;
+  for (int i = 0; i < 100; i++) {
+    t += i == 50 ? 100.0 : 10.0;
+    rs_sample s = row(t, 1, line++);
+    put(&s, RS_METRIC_GPU_UTIL, 50.0);
+    add_ok(st, &s);
+    if (i == 20)
+      add_ok(st, &s); /* a duplicate */
+    if (i == 70) {
+      rs_sample old = row(t - 35.0, 1, line++);
+      add_ok(st, &old); /* out of order, accepted */
+    }
+  }
+  finish_ok(st, &out);
+  const rs_coverage *c = &out.coverage;
+  assert_int_equal(c->rows, 102);
+  assert_int_equal(c->series, 1);
+  assert_true(c->first == T0 + 10.0);
+  assert_true(c->last == t);
+  assert_true(c->duration_s == t - (T0 + 10.0));
+  assert_close(c->interval_s, 10.0, BOUND);
+  assert_int_equal(c->gaps, 1);
+  assert_close(c->gap_s, 90.0, 0.01 * 10.0 / 90.0 + 1e-9);
+  assert_true(c->longest_gap_s == 100.0);
+  assert_int_equal(c->duplicates, 1);
+  assert_int_equal(c->out_of_order, 1);
+  assert_int_equal(out.m[RS_METRIC_GPU_UTIL].count, 101); /* the late row had no values */
+
+  /* a new file restarts each series: an earlier time is fine there */
+  rs_stats_begin_file(st, "data/b.csv");
+  rs_sample s = row(T0, 1, 2);
+  add_ok(st, &s);
+  finish_ok(st, &out);
+  assert_int_equal(out.coverage.series, 2);
+  assert_int_equal(out.coverage.out_of_order, 1);
+  assert_true(out.coverage.first == T0);
+  rs_stats_free(st);
+}
+
+static void test_coverage_empty(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  finish_ok(st, &out);
+  assert_int_equal(out.coverage.rows, 0);
+  assert_true(isnan(out.coverage.first) && isnan(out.coverage.last));
+  assert_true(isnan(out.coverage.interval_s));
+  assert_int_equal(out.coverage.gaps, 0);
+  assert_true(isnan(out.rate_peak_to_mean) && isnan(out.rate_cv));
+  assert_int_equal(out.host_mem_windows.windows, 0);
+  rs_stats_free(st);
+}
+
+static void test_backwards_error(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_error err;
+  rs_sample a = row(1764511501.0, 2, 7);
+  rs_sample other = row(1764511400.0, 1, 8); /* another series: no error */
+  rs_sample b = row(1764511491.5, 2, 9);
+  b.t_col = 5;
+  add_ok(st, &a);
+  add_ok(st, &other);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_add(st, &b, &err), RS_INVALID);
+  assert_int_equal(err.status, RS_INVALID);
+  assert_string_equal(err.path, "data/a.csv");
+  assert_int_equal(err.line, 9);
+  assert_int_equal(err.col, 5);
+  assert_string_equal(err.msg, "timestamp goes backwards (2025-11-30T14:04:51Z after "
+                               "2025-11-30T14:05:01Z), expected rows in time order; sort the "
+                               "file or pass --allow-unordered");
+  /* the failed row is not counted */
+  rs_endpoint_stats out;
+  finish_ok(st, &out);
+  assert_int_equal(out.coverage.rows, 2);
+  assert_true(out.coverage.first == 1764511400.0);
+  rs_stats_free(st);
+}
+
+/* Three hours at one sample a minute: peaks 10, 30 and 20 GiB. */
+static void test_window_peaks(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out, again;
+  const double peak[3] = {10 * GIB, 30 * GIB, 20 * GIB};
+  for (int i = 0; i < 180; i++) {
+    int h = i / 60;
+    rs_sample s = row(T0 + 60.0 * i, 0, (size_t)i + 2);
+    put(&s, RS_METRIC_GPU_MEM_USED, i % 60 == 30 ? peak[h] : 1 * GIB + i);
+    put(&s, RS_METRIC_HOST_MEM_USED, (double)(h + 1) * GIB);
+    add_ok(st, &s);
+  }
+  finish_ok(st, &out);
+  const rs_window_stats *w = &out.gpu_mem_windows;
+  assert_int_equal(w->windows, 3);
+  assert_true(w->window_s == 3600.0);
+  assert_true(w->max == 30 * GIB);
+  assert_close(w->p50, 20 * GIB, BOUND); /* rank floor(0.5 * 2) = 1 */
+  assert_close(w->p95, 20 * GIB, BOUND);
+  assert_memory_equal(&out.devices[0].mem_windows, w, sizeof(*w));
+  assert_int_equal(out.host_mem_windows.windows, 3);
+  assert_true(out.host_mem_windows.max == 3 * GIB);
+  assert_close(out.host_mem_windows.p50, 2 * GIB, BOUND);
+
+  /* finish does not close the open window: more rows extend it */
+  finish_ok(st, &again);
+  assert_memory_equal(&again.gpu_mem_windows, w, sizeof(*w));
+  rs_sample s = row(T0 + 3.0 * 3600 - 1, 0, 200);
+  put(&s, RS_METRIC_GPU_MEM_USED, 40 * GIB);
+  add_ok(st, &s);
+  finish_ok(st, &again);
+  assert_int_equal(again.gpu_mem_windows.windows, 3);
+  assert_true(again.gpu_mem_windows.max == 40 * GIB);
+  rs_stats_free(st);
+
+  /* a 30-minute window doubles the count */
+  rs_stats_options o = {.window_s = 1800};
+  st = make(&o);
+  for (int i = 0; i < 180; i++) {
+    rs_sample r = row(T0 + 60.0 * i, 0, (size_t)i + 2);
+    put(&r, RS_METRIC_GPU_MEM_USED, peak[i / 60]);
+    add_ok(st, &r);
+  }
+  finish_ok(st, &out);
+  assert_int_equal(out.gpu_mem_windows.windows, 6);
+  assert_true(out.gpu_mem_windows.window_s == 1800.0);
+  rs_stats_free(st);
+}
+
+static void test_rate_shape(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  for (int i = 0; i < 10; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, i == 4 ? 100.0 : 10.0);
+    add_ok(st, &s);
+  }
+  finish_ok(st, &out);
+  /* mean 19, population stddev sqrt(1090 - 361) = 27 */
+  assert_close(out.m[RS_METRIC_REQUEST_RATE].mean, 19.0, 1e-15);
+  assert_close(out.rate_peak_to_mean, 100.0 / 19.0, 1e-15);
+  assert_close(out.rate_cv, 27.0 / 19.0, 1e-12);
+  assert_close(out.rate_p99_to_mean, 10.0 / 19.0, BOUND); /* rank floor(0.99 * 9) = 8 */
+  rs_stats_free(st);
+
+  st = make(NULL);
+  for (int i = 0; i < 3; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, 0.0);
+    add_ok(st, &s);
+  }
+  finish_ok(st, &out);
+  assert_true(isnan(out.rate_peak_to_mean));
+  assert_true(isnan(out.rate_p99_to_mean));
+  assert_true(isnan(out.rate_cv));
+  rs_stats_free(st);
+}
+
+/* Rows of file f (0 or 1): two devices, several metrics, a gap. */
+static void feed_file(rs_stats *st, int f, rng *r) {
+  rs_stats_begin_file(st, f ? "data/b.csv" : "data/a.csv");
+  double t = T0 + f * 1800.0;
+  for (int i = 0; i < 3000; i++) {
+    t += (i % 500 == 499) ? 600.0 : 15.0;
+    for (int d = 0; d < 2; d++) {
+      rs_sample s = row(t, d + f, (size_t)i + 2); /* device 1 is in both files */
+      put(&s, RS_METRIC_GPU_MEM_USED, (10.0 + 20.0 * rng_uniform(r)) * GIB);
+      put(&s, RS_METRIC_GPU_UTIL, 100.0 * rng_uniform(r));
+      put(&s, RS_METRIC_HOST_MEM_USED, (50.0 + rng_uniform(r)) * GIB);
+      put(&s, RS_METRIC_LATENCY_P95, rng_lognormal(r, 3.0, 1.0));
+      if (d == 0)
+        put(&s, RS_METRIC_REQUEST_RATE, rng_lognormal(r, 2.0, 0.5));
+      add_ok(st, &s);
+    }
+  }
+}
+
+static void check_same(const rs_endpoint_stats *a, const rs_endpoint_stats *b) {
+  assert_memory_equal(&a->coverage, &b->coverage, sizeof(a->coverage));
+  assert_memory_equal(&a->gpu_mem_windows, &b->gpu_mem_windows, sizeof(a->gpu_mem_windows));
+  assert_memory_equal(&a->host_mem_windows, &b->host_mem_windows, sizeof(a->host_mem_windows));
+  assert_int_equal(a->ndevices, b->ndevices);
+  assert_int_equal(a->busiest_device, b->busiest_device);
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    const rs_metric_stats *x = &a->m[m], *y = &b->m[m];
+    assert_int_equal(x->count, y->count);
+    if (x->count == 0)
+      continue;
+    assert_true(x->min == y->min && x->max == y->max);
+    assert_close(x->mean, y->mean, 1e-12);
+    assert_close(x->stddev, y->stddev, 1e-9);
+    for (int q = 0; q < RS_QUANTILE_COUNT; q++)
+      assert_true(x->q[q] == y->q[q]);
+  }
+  for (size_t d = 0; d < a->ndevices; d++) {
+    assert_int_equal(a->devices[d].index, b->devices[d].index);
+    assert_memory_equal(&a->devices[d].mem_windows, &b->devices[d].mem_windows,
+                        sizeof(a->devices[d].mem_windows));
+    assert_int_equal(a->devices[d].m[RS_METRIC_GPU_UTIL].count,
+                     b->devices[d].m[RS_METRIC_GPU_UTIL].count);
+    assert_true(a->devices[d].m[RS_METRIC_GPU_UTIL].q[1] ==
+                b->devices[d].m[RS_METRIC_GPU_UTIL].q[1]);
+  }
+}
+
+static void merge_case(const rs_stats_options *o) {
+  rs_stats *all = make(o), *p1 = make(o), *p2 = make(o);
+  rs_endpoint_stats a, b;
+  rs_error err;
+  rng r1 = {21}, r2 = {21};
+  feed_file(all, 0, &r1);
+  feed_file(all, 1, &r1);
+  feed_file(p1, 0, &r2);
+  feed_file(p2, 1, &r2);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_merge(p1, p2, &err), RS_OK);
+  finish_ok(all, &a);
+  finish_ok(p1, &b);
+  assert_int_equal(a.ndevices, 3);
+  assert_int_equal(a.coverage.series, 4);
+  assert_int_equal(a.coverage.gaps, 4 * 6);
+  check_same(&a, &b);
+  rs_stats_free(all);
+  rs_stats_free(p1);
+  rs_stats_free(p2);
+}
+
+static void test_merge_equals_one(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true};
+  merge_case(NULL);
+  merge_case(&eo);
+}
+
+static void test_merge_exact_cap(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true, .exact_max_values = 3};
+  rs_stats *a = make(&eo), *b = make(&eo);
+  rs_error err;
+  for (int i = 0; i < 2; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_CPU_UTIL, 1.0);
+    add_ok(a, &s);
+    add_ok(b, &s);
+  }
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_merge(a, b, &err), RS_LIMIT);
+  assert_non_null(strstr(err.msg, "more than 3 values"));
+  rs_stats_free(a);
+  rs_stats_free(b);
+}
+
+static void test_sink(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  rs_error err;
+  rs_sample s = row(T0, -1, 2);
+  put(&s, RS_METRIC_BATCH_SIZE, 8.0);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_sink(st, &s, &err), RS_OK);
+  finish_ok(st, &out);
+  assert_int_equal(out.m[RS_METRIC_BATCH_SIZE].count, 1);
+  assert_true(out.m[RS_METRIC_BATCH_SIZE].q[0] == 8.0);
+  rs_stats_free(st);
+}
+
+/* A million rows hold no more memory than ten thousand did. */
+static void test_memory_flat(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rng r = {31};
+  size_t early = 0;
+  for (int i = 0; i < 1000000; i++) {
+    rs_sample s = row(T0 + (double)(i / 4), i % 4, (size_t)i + 2);
+    put(&s, RS_METRIC_GPU_MEM_USED, (1.0 + 79.0 * rng_uniform(&r)) * GIB);
+    put(&s, RS_METRIC_GPU_UTIL, 1.0 + 99.0 * rng_uniform(&r)); /* bounded spread */
+    put(&s, RS_METRIC_REQUEST_RATE, 1.0 + 999.0 * rng_uniform(&r));
+    put(&s, RS_METRIC_LATENCY_P99, 5.0 + 995.0 * rng_uniform(&r));
+    add_ok(st, &s);
+    if (i == 9999)
+      early = rs_stats_footprint(st);
+  }
+  size_t late = rs_stats_footprint(st);
+  assert_true(early > 0);
+  /* a few growth steps of 64 bins at the edges, never growth with the row count */
+  if (late > early + 8 * 64)
+    fail_msg("footprint grew from %zu to %zu", early, late);
+  assert_true(late < 10000);
+  rs_endpoint_stats out;
+  finish_ok(st, &out);
+  assert_int_equal(out.coverage.rows, 1000000);
+  assert_int_equal(out.coverage.series, 4);
+  assert_close(out.coverage.interval_s, 1.0, BOUND);
+  assert_int_equal(out.gpu_mem_windows.windows, 70); /* 250000 s / 3600 s, rounded up */
+  rs_stats_free(st);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_moments_exact),    cmocka_unit_test(test_levels),
+      cmocka_unit_test(test_sketch_vs_exact),  cmocka_unit_test(test_exact_cap),
+      cmocka_unit_test(test_per_device_split), cmocka_unit_test(test_gpu_minus_one),
+      cmocka_unit_test(test_coverage),         cmocka_unit_test(test_coverage_empty),
+      cmocka_unit_test(test_backwards_error),  cmocka_unit_test(test_window_peaks),
+      cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_merge_equals_one),
+      cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
+      cmocka_unit_test(test_memory_flat),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
