@@ -100,6 +100,22 @@ static void warn_source(rs_summary *sum, rs_arena *arena) {
   }
 }
 
+static void warn_profile(rs_summary *sum, rs_arena *arena) {
+  const rs_profile *p = sum->profile;
+  const rs_metric_stats *mem = &sum->stats.m[RS_METRIC_GPU_MEM_USED];
+  if (p == NULL || !p->model.preallocates)
+    return;
+  if (mem->count > 0)
+    warn(sum, arena, "preallocated",
+         "the serving stack pre-allocates %.0f%% of GPU memory: the observed peak (%.1f GiB) "
+         "says nothing about need; size on weights + KV cache instead",
+         100.0 * p->model.prealloc_fraction, mem->max / (1024.0 * 1024.0 * 1024.0));
+  else
+    warn(sum, arena, "preallocated",
+         "the serving stack pre-allocates %.0f%% of GPU memory: size on weights + KV cache",
+         100.0 * p->model.prealloc_fraction);
+}
+
 static void warn_devices(rs_summary *sum, rs_arena *arena) {
   const rs_endpoint_stats *st = &sum->stats;
   char list[256] = "";
@@ -171,6 +187,7 @@ static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
   if (st != RS_OK)
     return st;
   warn_source(sum, b->arena);
+  warn_profile(sum, b->arena);
   warn_coverage(sum, b->arena);
   warn_devices(sum, b->arena);
   warn_traffic(sum, b->arena);
