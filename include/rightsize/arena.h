@@ -14,8 +14,8 @@ typedef struct rs_arena_block rs_arena_block;
 
 typedef struct rs_arena {
   rs_arena_block *head;
-  size_t used;  /* bytes handed out */
-  size_t cap;   /* hard cap on used; 0 means the default (1 GiB) */
+  size_t used; /* bytes handed out */
+  size_t cap;  /* hard cap on used; 0 means the default (1 GiB) */
 } rs_arena;
 
 #define RS_ARENA_DEFAULT_CAP ((size_t)1 << 30)

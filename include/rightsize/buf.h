@@ -14,7 +14,7 @@ typedef struct rs_buf {
   char *data; /* always NUL-terminated when len > 0 or after any append */
   size_t len;
   size_t alloc;
-  size_t cap; /* the most bytes this buffer may hold */
+  size_t cap;  /* the most bytes this buffer may hold */
   bool failed; /* an append hit the cap or malloc failed; later appends are no-ops */
 } rs_buf;
 

@@ -16,8 +16,8 @@
 typedef struct rs_csv_field {
   const char *text; /* unquoted bytes, NUL-terminated; borrowed until the next call */
   size_t len;
-  size_t line;      /* 1-based line where the field starts */
-  size_t col;       /* 1-based byte column where the field starts */
+  size_t line; /* 1-based line where the field starts */
+  size_t col;  /* 1-based byte column where the field starts */
   bool quoted;
 } rs_csv_field;
 

@@ -23,13 +23,13 @@ typedef enum { RS_NODE_SCALAR, RS_NODE_SEQ, RS_NODE_MAP } rs_node_kind;
 typedef struct rs_node rs_node;
 struct rs_node {
   rs_node_kind kind;
-  const char *text;  /* scalar text, NUL-terminated */
+  const char *text; /* scalar text, NUL-terminated */
   size_t len;
-  bool quoted;       /* a quoted scalar: never a number, bool or null */
-  size_t line, col;  /* 1-based start position */
-  size_t n;          /* items in a sequence, pairs in a map */
-  rs_node **items;   /* sequence items, or map values */
-  rs_node **keys;    /* map keys (scalars), parallel to items */
+  bool quoted;      /* a quoted scalar: never a number, bool or null */
+  size_t line, col; /* 1-based start position */
+  size_t n;         /* items in a sequence, pairs in a map */
+  rs_node **items;  /* sequence items, or map values */
+  rs_node **keys;   /* map keys (scalars), parallel to items */
 };
 
 typedef struct rs_doc {
@@ -40,8 +40,8 @@ typedef struct rs_doc {
 /* Parses data (len bytes). The syntax is chosen by `json`. Errors are
  * RS_SYNTAX with the position the parser gives ("did not find expected
  * key", "trailing characters after the JSON value"). */
-rs_status rs_doc_parse(rs_doc *out, rs_arena *arena, const char *path, const char *data,
-                       size_t len, bool json, rs_error *err);
+rs_status rs_doc_parse(rs_doc *out, rs_arena *arena, const char *path, const char *data, size_t len,
+                       bool json, rs_error *err);
 
 /* Reads a file (capped at max_bytes, 0: 16 MiB) and parses it as JSON when
  * its name ends in .json or its first non-blank byte is '{' or '[', else as
@@ -55,10 +55,10 @@ const rs_node *rs_node_get(const rs_node *map, const char *key);
 /* Typed accessors. Each returns RS_OK or RS_INVALID with err set at the
  * node's position in path, naming `what` (the key path, "model.max_batch")
  * and what was expected: "model.max_batch: expected an integer, got 'eight'". */
-rs_status rs_node_expect(const rs_node *node, rs_node_kind kind, const char *path,
-                         const char *what, rs_error *err);
-rs_status rs_node_string(const rs_node *node, const char *path, const char *what,
-                         const char **out, rs_error *err);
+rs_status rs_node_expect(const rs_node *node, rs_node_kind kind, const char *path, const char *what,
+                         rs_error *err);
+rs_status rs_node_string(const rs_node *node, const char *path, const char *what, const char **out,
+                         rs_error *err);
 rs_status rs_node_double(const rs_node *node, const char *path, const char *what, double *out,
                          rs_error *err);
 rs_status rs_node_uint(const rs_node *node, const char *path, const char *what, uint64_t max,
@@ -68,8 +68,8 @@ rs_status rs_node_bool(const rs_node *node, const char *path, const char *what, 
 
 /* A scalar with a unit, through rs_units_parse: "16GiB", "50ms", or a YAML
  * number when default_unit is not NULL. */
-rs_status rs_node_units(const rs_node *node, const char *path, const char *what,
-                        rs_unit_kind kind, const char *default_unit, double *out, rs_error *err);
+rs_status rs_node_units(const rs_node *node, const char *path, const char *what, rs_unit_kind kind,
+                        const char *default_unit, double *out, rs_error *err);
 
 /* Checks that every key of map is in allowed (NULL-terminated); an unknown
  * key is RS_INVALID at its position, listing the allowed keys. */

@@ -10,16 +10,16 @@
 #include <stddef.h>
 
 /* X(NAME, message, exit code) */
-#define RS_STATUS_MAP(X)                                  \
-  X(OK, "ok", 0)                                          \
-  X(POLICY, "a policy failed", 1)                         \
-  X(USAGE, "usage error", 2)                              \
-  X(IO, "cannot read input", 3)                           \
-  X(SYNTAX, "syntax error", 3)                            \
-  X(INVALID, "invalid value", 3)                          \
-  X(LIMIT, "input exceeds a limit", 3)                    \
-  X(NOFIT, "no shape fits", 4)                            \
-  X(NOMEM, "out of memory", 5)                            \
+#define RS_STATUS_MAP(X)                                                                           \
+  X(OK, "ok", 0)                                                                                   \
+  X(POLICY, "a policy failed", 1)                                                                  \
+  X(USAGE, "usage error", 2)                                                                       \
+  X(IO, "cannot read input", 3)                                                                    \
+  X(SYNTAX, "syntax error", 3)                                                                     \
+  X(INVALID, "invalid value", 3)                                                                   \
+  X(LIMIT, "input exceeds a limit", 3)                                                             \
+  X(NOFIT, "no shape fits", 4)                                                                     \
+  X(NOMEM, "out of memory", 5)                                                                     \
   X(INTERNAL, "internal error", 5)
 
 typedef enum {
@@ -48,8 +48,8 @@ void rs_error_clear(rs_error *err);
 /* Fills err (when err is not NULL and not already set) and returns status.
  * path may be NULL. The message is printf-formatted, lowercase, without a
  * trailing full stop: "expected a number in column 'gpu_util_pct', got 'n/a'". */
-rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t line,
-                       size_t col, const char *fmt, ...)
+rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t line, size_t col,
+                       const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 6, 7)))
 #endif

@@ -37,9 +37,9 @@ typedef enum {
 
 typedef struct rs_column {
   rs_column_kind kind;
-  rs_metric metric;  /* for RS_COL_METRIC */
-  double scale;      /* canonical value = number in the cell x scale */
-  const char *unit;  /* unit text a cell may carry after the number ("MiB", "%"), or NULL */
+  rs_metric metric; /* for RS_COL_METRIC */
+  double scale;     /* canonical value = number in the cell x scale */
+  const char *unit; /* unit text a cell may carry after the number ("MiB", "%"), or NULL */
 } rs_column;
 
 /* Looks up a native column name ("gpu_mem_used_mib"). RS_INVALID when the
@@ -55,8 +55,8 @@ rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text,
                              const char *path, size_t line, size_t col, rs_error *err);
 
 typedef struct rs_ingest_options {
-  rs_sample_format format;  /* RS_FORMAT_AUTO: detect */
-  size_t max_record_bytes;  /* 0: the CSV reader's default (1 MiB) */
+  rs_sample_format format; /* RS_FORMAT_AUTO: detect */
+  size_t max_record_bytes; /* 0: the CSV reader's default (1 MiB) */
 } rs_ingest_options;
 
 typedef struct rs_ingest_result {

@@ -12,18 +12,18 @@
 #include "rightsize/error.h"
 
 /* X(NAME, key used in reports, canonical unit, per-device?, upper bound or 0) */
-#define RS_METRIC_MAP(X)                                      \
-  X(GPU_MEM_USED, "gpu_mem_used", "bytes", true, 0)           \
-  X(GPU_MEM_TOTAL, "gpu_mem_total", "bytes", true, 0)         \
-  X(GPU_UTIL, "gpu_util", "percent", true, 100)               \
-  X(CPU_UTIL, "cpu_util", "percent", false, 100)              \
-  X(HOST_MEM_USED, "host_mem_used", "bytes", false, 0)        \
-  X(NET_RX, "net_rx", "bytes_per_s", false, 0)                \
-  X(NET_TX, "net_tx", "bytes_per_s", false, 0)                \
-  X(REQUEST_RATE, "request_rate", "requests_per_s", false, 0) \
-  X(LATENCY_P50, "latency_p50", "ms", false, 0)               \
-  X(LATENCY_P95, "latency_p95", "ms", false, 0)               \
-  X(LATENCY_P99, "latency_p99", "ms", false, 0)               \
+#define RS_METRIC_MAP(X)                                                                           \
+  X(GPU_MEM_USED, "gpu_mem_used", "bytes", true, 0)                                                \
+  X(GPU_MEM_TOTAL, "gpu_mem_total", "bytes", true, 0)                                              \
+  X(GPU_UTIL, "gpu_util", "percent", true, 100)                                                    \
+  X(CPU_UTIL, "cpu_util", "percent", false, 100)                                                   \
+  X(HOST_MEM_USED, "host_mem_used", "bytes", false, 0)                                             \
+  X(NET_RX, "net_rx", "bytes_per_s", false, 0)                                                     \
+  X(NET_TX, "net_tx", "bytes_per_s", false, 0)                                                     \
+  X(REQUEST_RATE, "request_rate", "requests_per_s", false, 0)                                      \
+  X(LATENCY_P50, "latency_p50", "ms", false, 0)                                                    \
+  X(LATENCY_P95, "latency_p95", "ms", false, 0)                                                    \
+  X(LATENCY_P99, "latency_p99", "ms", false, 0)                                                    \
   X(BATCH_SIZE, "batch_size", "count", false, 0)
 
 typedef enum {

@@ -22,11 +22,11 @@ rs_status rs_num_parse_int64(const char *s, size_t n, int64_t *out);
 
 /* Unit kinds for rs_units_parse. */
 typedef enum {
-  RS_UNIT_BYTES,    /* B KB MB GB TB (10^3) KiB MiB GiB TiB (2^10); -> bytes */
-  RS_UNIT_SECONDS,  /* ns us ms s m min h d w; -> seconds */
-  RS_UNIT_COUNT,    /* plain number with optional k M G (10^3) suffix */
-  RS_UNIT_PERCENT,  /* number with optional '%'; -> percent (50% -> 50) */
-  RS_UNIT_BITRATE   /* bps kbps Mbps Gbps, bit/s forms, B/s KB/s MB/s GB/s...; -> bytes/s */
+  RS_UNIT_BYTES,   /* B KB MB GB TB (10^3) KiB MiB GiB TiB (2^10); -> bytes */
+  RS_UNIT_SECONDS, /* ns us ms s m min h d w; -> seconds */
+  RS_UNIT_COUNT,   /* plain number with optional k M G (10^3) suffix */
+  RS_UNIT_PERCENT, /* number with optional '%'; -> percent (50% -> 50) */
+  RS_UNIT_BITRATE  /* bps kbps Mbps Gbps, bit/s forms, B/s KB/s MB/s GB/s...; -> bytes/s */
 } rs_unit_kind;
 
 /* Parses "16GiB", "3012 MiB", "50ms", "2k", "15 %", "25Gbps": a number, optional

@@ -19,11 +19,11 @@
 #define RS_PROFILE_SCHEMA_MAJOR 1
 
 /* Accelerator families, as a bit set. */
-#define RS_FAMILY_MAP(X)              \
-  X(NVIDIA_GPU, "nvidia-gpu", 1u << 0) \
-  X(CPU, "cpu", 1u << 1)               \
-  X(INFERENTIA, "inferentia", 1u << 2) \
-  X(TRAINIUM, "trainium", 1u << 3)     \
+#define RS_FAMILY_MAP(X)                                                                           \
+  X(NVIDIA_GPU, "nvidia-gpu", 1u << 0)                                                             \
+  X(CPU, "cpu", 1u << 1)                                                                           \
+  X(INFERENTIA, "inferentia", 1u << 2)                                                             \
+  X(TRAINIUM, "trainium", 1u << 3)                                                                 \
   X(TPU, "tpu", 1u << 4)
 
 enum {
@@ -59,61 +59,61 @@ const char *rs_bound_name(rs_bound b);
 typedef struct rs_kv_cache {
   bool set;
   uint64_t layers, kv_heads, head_dim;
-  double bytes_per_value;   /* 2 for FP16/BF16 */
-  uint64_t max_tokens;      /* tokens resident at once (context x concurrent sequences) */
+  double bytes_per_value; /* 2 for FP16/BF16 */
+  uint64_t max_tokens;    /* tokens resident at once (context x concurrent sequences) */
 } rs_kv_cache;
 
 typedef struct rs_sample_file {
-  const char *given;        /* the path as written in the profile */
-  const char *path;         /* resolved against the profile's directory */
-  rs_sample_format format;  /* RS_FORMAT_AUTO unless the profile says */
-  size_t line, col;         /* where the profile names it */
+  const char *given;       /* the path as written in the profile */
+  const char *path;        /* resolved against the profile's directory */
+  rs_sample_format format; /* RS_FORMAT_AUTO unless the profile says */
+  size_t line, col;        /* where the profile names it */
 } rs_sample_file;
 
 typedef struct rs_benchmark {
-  const char *instance;     /* instance type it was measured on */
-  uint64_t batch;           /* batch size (1 when not given) */
-  double latency_p99_ms;    /* NaN when not given */
-  double latency_p50_ms;    /* NaN when not given */
-  double throughput_rps;    /* sustained requests/s per replica */
+  const char *instance;  /* instance type it was measured on */
+  uint64_t batch;        /* batch size (1 when not given) */
+  double latency_p99_ms; /* NaN when not given */
+  double latency_p50_ms; /* NaN when not given */
+  double throughput_rps; /* sustained requests/s per replica */
   size_t line, col;
 } rs_benchmark;
 
 typedef struct rs_profile {
-  const char *path;         /* the profile file */
+  const char *path; /* the profile file */
   unsigned schema_major, schema_minor;
   const char *endpoint;
-  const char *description;  /* NULL when absent */
+  const char *description; /* NULL when absent */
   struct {
-    const char *framework;  /* NULL when absent */
-    unsigned families;      /* RS_FAMILY_* bits; never 0 after loading */
-    double weights_bytes;   /* NaN when absent */
-    uint64_t max_batch;     /* 1 when absent */
+    const char *framework;              /* NULL when absent */
+    unsigned families;                  /* RS_FAMILY_* bits; never 0 after loading */
+    double weights_bytes;               /* NaN when absent */
+    uint64_t max_batch;                 /* 1 when absent */
     double activation_bytes_per_sample; /* NaN when absent */
-    bool preallocates;      /* serving stack grabs memory up front (vLLM, TensorRT-LLM) */
+    bool preallocates;        /* serving stack grabs memory up front (vLLM, TensorRT-LLM) */
     double prealloc_fraction; /* fraction it grabs (0.9 default for both) */
     rs_kv_cache kv;
     rs_bound bound;
-    bool shardable;         /* may be split across the devices of one instance */
+    bool shardable; /* may be split across the devices of one instance */
   } model;
   struct {
-    const char *provider;   /* aws, gcp, azure */
+    const char *provider; /* aws, gcp, azure */
     const char *instance;
-    const char *region;     /* NULL when absent */
-    uint64_t replicas;      /* >= 1 */
+    const char *region; /* NULL when absent */
+    uint64_t replicas;  /* >= 1 */
   } current;
   struct {
-    double latency_p99_ms;  /* NaN when absent */
-    double latency_p95_ms;  /* NaN when absent; at least one of the two is set */
+    double latency_p99_ms; /* NaN when absent */
+    double latency_p95_ms; /* NaN when absent; at least one of the two is set */
   } slo;
   struct {
-    double peak_rps;        /* design peak override; NaN when absent */
-    double growth;          /* multiplier on peak; 1 when absent */
+    double peak_rps; /* design peak override; NaN when absent */
+    double growth;   /* multiplier on peak; 1 when absent */
   } traffic;
   rs_data_source source;
   rs_sample_file *files;
   size_t nfiles;
-  rs_sample *rows;          /* inline samples, validated like CSV cells */
+  rs_sample *rows; /* inline samples, validated like CSV cells */
   size_t nrows;
   rs_benchmark *benchmarks;
   size_t nbenchmarks;

@@ -18,7 +18,7 @@
 #define RS_SKETCH_MIN_VALUE 1e-9
 
 typedef struct rs_sketch {
-  uint64_t *bins;    /* counts for indexes [offset, offset + nbins) */
+  uint64_t *bins; /* counts for indexes [offset, offset + nbins) */
   int32_t offset;
   uint32_t nbins;
   uint64_t zero_count;

@@ -18,11 +18,11 @@
 #include "rightsize/metric.h"
 
 typedef struct rs_stats_options {
-  bool exact;             /* keep values and sort: exact quantiles */
-  bool allow_unordered;   /* count backwards timestamps instead of failing */
-  double window_s;        /* per-window peak width; default 3600 */
-  double gap_factor;      /* an interval > gap_factor x typical is a gap; default 3 */
-  size_t exact_max_values;/* cap on values kept in exact mode; default 50 million */
+  bool exact;              /* keep values and sort: exact quantiles */
+  bool allow_unordered;    /* count backwards timestamps instead of failing */
+  double window_s;         /* per-window peak width; default 3600 */
+  double gap_factor;       /* an interval > gap_factor x typical is a gap; default 3 */
+  size_t exact_max_values; /* cap on values kept in exact mode; default 50 million */
 } rs_stats_options;
 
 /* Quantile levels reported everywhere. */
@@ -38,22 +38,22 @@ typedef struct rs_metric_stats {
 
 /* Peaks per fixed window (aligned to the epoch: [k*w, (k+1)*w)). */
 typedef struct rs_window_stats {
-  uint64_t windows;   /* windows with at least one value */
+  uint64_t windows; /* windows with at least one value */
   double window_s;
   double p50, p95, max; /* over the window maxima */
 } rs_window_stats;
 
 typedef struct rs_coverage {
-  uint64_t rows;          /* rows seen */
-  uint64_t series;        /* distinct (file, device) series */
-  double first, last;     /* epoch seconds; NaN when no rows */
-  double duration_s;      /* last - first */
-  double interval_s;      /* typical (median) interval between samples of a series */
-  uint64_t gaps;          /* intervals > gap_factor x interval_s */
-  double gap_s;           /* time lost in those gaps (beyond one interval each) */
-  double longest_gap_s;   /* largest interval seen */
-  uint64_t out_of_order;  /* rows older than the previous row of their series */
-  uint64_t duplicates;    /* rows with the same time as the previous row of their series */
+  uint64_t rows;         /* rows seen */
+  uint64_t series;       /* distinct (file, device) series */
+  double first, last;    /* epoch seconds; NaN when no rows */
+  double duration_s;     /* last - first */
+  double interval_s;     /* typical (median) interval between samples of a series */
+  uint64_t gaps;         /* intervals > gap_factor x interval_s */
+  double gap_s;          /* time lost in those gaps (beyond one interval each) */
+  double longest_gap_s;  /* largest interval seen */
+  uint64_t out_of_order; /* rows older than the previous row of their series */
+  uint64_t duplicates;   /* rows with the same time as the previous row of their series */
 } rs_coverage;
 
 typedef struct rs_device_stats {
@@ -67,9 +67,9 @@ typedef struct rs_endpoint_stats {
   rs_metric_stats m[RS_METRIC_COUNT]; /* pooled over all rows and devices */
   rs_window_stats gpu_mem_windows;    /* window peaks of the busiest device's memory */
   rs_window_stats host_mem_windows;
-  size_t ndevices;                    /* devices seen, sorted by index */
+  size_t ndevices; /* devices seen, sorted by index */
   rs_device_stats devices[RS_MAX_DEVICES];
-  int busiest_device;                 /* index with the highest max GPU memory, -1 if none */
+  int busiest_device; /* index with the highest max GPU memory, -1 if none */
   /* Request rate shape: peak/mean (max / mean), p99/mean, and burstiness as
    * the coefficient of variation (stddev / mean); NaN when mean is 0 or the
    * rate is absent. */

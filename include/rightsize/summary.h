@@ -15,11 +15,11 @@
 #include "rightsize/stats.h"
 
 /* Thresholds behind the warnings (docs/statistics.md says why). */
-#define RS_WARN_HISTORY_S (7.0 * 86400.0)  /* less than a weekly cycle */
-#define RS_WARN_MIN_ROWS 500               /* fewer rows than this: few samples */
-#define RS_WARN_PEAK_TO_MEAN 3.0           /* request-rate max/mean above: spiky */
-#define RS_WARN_GAP_FRACTION 0.01          /* gaps above 1% of the range */
-#define RS_IDLE_UTIL_PCT 1.0               /* a device whose max util stays below is idle */
+#define RS_WARN_HISTORY_S (7.0 * 86400.0) /* less than a weekly cycle */
+#define RS_WARN_MIN_ROWS 500              /* fewer rows than this: few samples */
+#define RS_WARN_PEAK_TO_MEAN 3.0          /* request-rate max/mean above: spiky */
+#define RS_WARN_GAP_FRACTION 0.01         /* gaps above 1% of the range */
+#define RS_IDLE_UTIL_PCT 1.0              /* a device whose max util stays below is idle */
 
 typedef struct rs_summary_input {
   const char *path;

@@ -10,9 +10,9 @@
 #include "rightsize/error.h"
 
 typedef struct rs_cli_option {
-  const char *name;   /* long name without "--" */
-  char short_name;    /* 0 when none */
-  const char *arg;    /* argument placeholder ("FORMAT"), NULL for a flag */
+  const char *name; /* long name without "--" */
+  char short_name;  /* 0 when none */
+  const char *arg;  /* argument placeholder ("FORMAT"), NULL for a flag */
   const char *help;
   int id;
 } rs_cli_option;
@@ -35,9 +35,9 @@ typedef struct rs_cli_args {
 
 typedef struct rs_cli_command {
   const char *name;
-  const char *summary;     /* one line for the command list */
-  const char *usage;       /* "PROFILE|SAMPLES... [options]" */
-  const char *description; /* a paragraph for --help */
+  const char *summary;          /* one line for the command list */
+  const char *usage;            /* "PROFILE|SAMPLES... [options]" */
+  const char *description;      /* a paragraph for --help */
   const rs_cli_option *options; /* terminated by an entry with name NULL */
   int (*run)(const rs_cli_args *args);
 } rs_cli_command;

@@ -24,8 +24,7 @@ static const rs_cli_option *find_short(const rs_cli_option *opts, char c) {
   return NULL;
 }
 
-static rs_status push(rs_cli_args *args, const rs_cli_option *o, const char *value,
-                      rs_error *err) {
+static rs_status push(rs_cli_args *args, const rs_cli_option *o, const char *value, rs_error *err) {
   if (args->nopts >= RS_CLI_MAX_PARSED)
     return rs_error_set(err, RS_USAGE, NULL, 0, 0, "too many options");
   args->opts[args->nopts].id = o->id;
@@ -45,21 +44,20 @@ static rs_status parse_one(rs_cli_args *args, const rs_cli_command *cmd, int arg
     size_t n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
     o = find_long(cmd->options, a + 2, n);
     if (o == NULL)
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '--%.*s' for '%s'",
-                          (int)n, a + 2, cmd->name);
+      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '--%.*s' for '%s'", (int)n,
+                          a + 2, cmd->name);
     if (eq && !o->arg)
       return rs_error_set(err, RS_USAGE, NULL, 0, 0, "option '--%s' takes no value", o->name);
     value = eq ? eq + 1 : NULL;
   } else {
     o = find_short(cmd->options, a[1]);
     if (o == NULL || a[2] != '\0')
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '%s' for '%s'", a,
-                          cmd->name);
+      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '%s' for '%s'", a, cmd->name);
   }
   if (o->arg && value == NULL) {
     if (*i + 1 >= argc)
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "option '--%s' needs a value (%s)",
-                          o->name, o->arg);
+      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "option '--%s' needs a value (%s)", o->name,
+                          o->arg);
     value = argv[++*i];
   }
   return push(args, o, value, err);
@@ -109,13 +107,13 @@ void rs_cli_print_help(const rs_cli_command *cmd) {
 
 void rs_cli_print_usage(FILE *to) {
   fprintf(to, "usage: rightsize COMMAND [options] [args]\n"
-         "       rightsize --version | --help\n\n"
-         "Right-sizing advisor for ML inference: reads recorded samples of an endpoint\n"
-         "and says what it actually uses.\n\ncommands:\n");
+              "       rightsize --version | --help\n\n"
+              "Right-sizing advisor for ML inference: reads recorded samples of an endpoint\n"
+              "and says what it actually uses.\n\ncommands:\n");
   for (size_t i = 0; rs_cli_commands[i]; i++)
     fprintf(to, "  %-10s %s\n", rs_cli_commands[i]->name, rs_cli_commands[i]->summary);
   fprintf(to, "\n'rightsize help COMMAND' or 'rightsize COMMAND --help' explains a command.\n"
-         "Docs: docs/cli.md, docs/profile-format.md, docs/samples-format.md.\n");
+              "Docs: docs/cli.md, docs/profile-format.md, docs/samples-format.md.\n");
 }
 
 int rs_cli_fail(const rs_error *err) {

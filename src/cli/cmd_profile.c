@@ -14,11 +14,9 @@ enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW };
 
 static const rs_cli_option profile_options[] = {
     {"format", 'f', "FORMAT", "output format: table (default) or json", OPT_FORMAT},
-    {"exact", 0, NULL, "exact quantiles (keeps and sorts every value; the test oracle)",
-     OPT_EXACT},
+    {"exact", 0, NULL, "exact quantiles (keeps and sorts every value; the test oracle)", OPT_EXACT},
     {"input-format", 'i', "FORMAT",
-     "format of sample files given directly: auto (default), native, nvidia-smi",
-     OPT_INPUT_FORMAT},
+     "format of sample files given directly: auto (default), native, nvidia-smi", OPT_INPUT_FORMAT},
     {"allow-unordered", 0, NULL, "count rows whose time goes backwards instead of failing",
      OPT_UNORDERED},
     {"window", 0, "DURATION", "width of the per-window memory peaks (default 1h)", OPT_WINDOW},
@@ -31,8 +29,8 @@ typedef struct profile_opts {
 
 static bool is_profile_path(const char *path) {
   const char *dot = strrchr(path, '.');
-  return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 ||
-                 strcmp(dot, ".json") == 0);
+  return dot &&
+         (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
 }
 
 static int read_options(profile_opts *po, const rs_cli_args *args) {
@@ -52,8 +50,8 @@ static int read_options(profile_opts *po, const rs_cli_args *args) {
     case OPT_UNORDERED: po->summary.stats.allow_unordered = true; break;
     case OPT_INPUT_FORMAT:
       if (rs_format_from_name(&po->summary.format, v) != RS_OK) {
-        snprintf(msg, sizeof(msg),
-                 "unknown input format '%s', expected auto, native or nvidia-smi", v);
+        snprintf(msg, sizeof(msg), "unknown input format '%s', expected auto, native or nvidia-smi",
+                 v);
         return rs_cli_usage_error("profile", msg);
       }
       break;
@@ -61,8 +59,9 @@ static int read_options(profile_opts *po, const rs_cli_args *args) {
       if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &po->summary.stats.window_s) !=
               RS_OK ||
           po->summary.stats.window_s < 1.0) {
-        snprintf(msg, sizeof(msg), "bad --window '%s', expected a duration of at least 1s "
-                                   "such as 15m or 1h",
+        snprintf(msg, sizeof(msg),
+                 "bad --window '%s', expected a duration of at least 1s "
+                 "such as 15m or 1h",
                  v);
         return rs_cli_usage_error("profile", msg);
       }

@@ -78,8 +78,7 @@ static void table_header(rs_buf *out, const rs_summary *sum) {
                   (unsigned long long)sum->inputs[i].rows);
   if (sum->inline_rows)
     rs_buf_printf(out, "%s inline rows in the profile (%llu rows)\n",
-                  sum->ninputs ? "          " : "inputs    ",
-                  (unsigned long long)sum->inline_rows);
+                  sum->ninputs ? "          " : "inputs    ", (unsigned long long)sum->inline_rows);
 }
 
 static void table_coverage(rs_buf *out, const rs_coverage *c) {
@@ -112,8 +111,8 @@ static void table_metric_row(rs_buf *out, const char *name, rs_metric m,
 }
 
 static void table_metrics_head(rs_buf *out, const char *first) {
-  rs_buf_printf(out, "%-16s %-6s %9s %10s %10s %10s %10s %10s %10s %10s\n", first, "unit",
-                "count", "min", "mean", "p50", "p90", "p95", "p99", "max");
+  rs_buf_printf(out, "%-16s %-6s %9s %10s %10s %10s %10s %10s %10s %10s\n", first, "unit", "count",
+                "min", "mean", "p50", "p90", "p95", "p99", "max");
 }
 
 static void table_metrics(rs_buf *out, const rs_summary *sum) {
@@ -126,8 +125,9 @@ static void table_metrics(rs_buf *out, const rs_summary *sum) {
   if (sum->exact)
     rs_buf_puts(out, "(quantiles exact)\n");
   else
-    rs_buf_printf(out, "(quantiles from a sketch, within %g%% of the exact value; --exact for "
-                       "exact)\n",
+    rs_buf_printf(out,
+                  "(quantiles from a sketch, within %g%% of the exact value; --exact for "
+                  "exact)\n",
                   100.0 * RS_SKETCH_ALPHA);
 }
 
@@ -155,10 +155,11 @@ static void table_shape(rs_buf *out, const rs_endpoint_stats *st) {
     rs_buf_printf(out, "\ntraffic    peak/mean %.2f, p99/mean %.2f, cv %.2f\n",
                   st->rate_peak_to_mean, st->rate_p99_to_mean, st->rate_cv);
   if (w->windows > 0) {
-    rs_buf_printf(out, "gpu memory peaks per %g min window (GPU %d): p50 %.3f GiB, p95 %.3f GiB, "
-                       "max %.3f GiB over %llu windows",
-                  w->window_s / 60.0, st->busiest_device, w->p50 / gib, w->p95 / gib,
-                  w->max / gib, (unsigned long long)w->windows);
+    rs_buf_printf(out,
+                  "gpu memory peaks per %g min window (GPU %d): p50 %.3f GiB, p95 %.3f GiB, "
+                  "max %.3f GiB over %llu windows",
+                  w->window_s / 60.0, st->busiest_device, w->p50 / gib, w->p95 / gib, w->max / gib,
+                  (unsigned long long)w->windows);
     if (w->p95 > 0)
       rs_buf_printf(out, " (max/p95 %.2f)", w->max / w->p95);
     rs_buf_puts(out, "\n");

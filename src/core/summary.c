@@ -74,8 +74,8 @@ static void warn_coverage(rs_summary *sum, rs_arena *arena) {
     warn(sum, arena, "gaps",
          "%llu gaps across %llu series lose %s of samples (%.1f%% of the series' time), "
          "longest %s",
-         (unsigned long long)c->gaps, (unsigned long long)c->series, a,
-         100.0 * c->gap_s / covered, b);
+         (unsigned long long)c->gaps, (unsigned long long)c->series, a, 100.0 * c->gap_s / covered,
+         b);
   }
   if (c->out_of_order > 0)
     warn(sum, arena, "out-of-order", "%llu rows were older than the row before them",
@@ -95,8 +95,7 @@ static void warn_source(rs_summary *sum, rs_arena *arena) {
   case RS_SOURCE_SYNTHETIC:
     warn(sum, arena, "synthetic-data", "samples are synthetic, not measured on a real endpoint");
     break;
-  case RS_SOURCE_PRODUCTION:
-    break;
+  case RS_SOURCE_PRODUCTION: break;
   }
 }
 
@@ -125,15 +124,15 @@ static void warn_devices(rs_summary *sum, rs_arena *arena) {
     if (u->count == 0 || u->max >= RS_IDLE_UTIL_PCT)
       continue;
     idle++;
-    used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0,
-                             "%s%d", idle > 1 ? ", " : "", st->devices[i].index);
+    used += (size_t)snprintf(list + used, used < sizeof(list) ? sizeof(list) - used : 0, "%s%d",
+                             idle > 1 ? ", " : "", st->devices[i].index);
     if (used >= sizeof(list))
       used = sizeof(list) - 1;
   }
   if (idle > 0)
     warn(sum, arena, "idle-devices",
-         "%zu of %zu GPUs never rose above %.0f%% utilization (GPU %s): paid for and unused",
-         idle, st->ndevices, RS_IDLE_UTIL_PCT, list);
+         "%zu of %zu GPUs never rose above %.0f%% utilization (GPU %s): paid for and unused", idle,
+         st->ndevices, RS_IDLE_UTIL_PCT, list);
 }
 
 static void warn_traffic(rs_summary *sum, rs_arena *arena) {
@@ -150,8 +149,7 @@ static void warn_traffic(rs_summary *sum, rs_arena *arena) {
          st->rate_peak_to_mean, st->rate_cv);
 }
 
-static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs,
-                               rs_error *err) {
+static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs, rs_error *err) {
   rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
   if (sum == NULL)
     return nomem(err);
@@ -163,8 +161,7 @@ static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs
   return RS_OK;
 }
 
-static rs_status read_file(builder *b, const char *path, rs_sample_format format,
-                           rs_error *err) {
+static rs_status read_file(builder *b, const char *path, rs_sample_format format, rs_error *err) {
   rs_ingest_options io = {.format = format, .max_record_bytes = 0};
   rs_ingest_result res;
   rs_summary_input *in = &b->sum->inputs[b->sum->ninputs];
@@ -195,8 +192,8 @@ static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
   return RS_OK;
 }
 
-static rs_status begin(builder *b, rs_arena *arena, size_t ninputs,
-                       const rs_summary_options *opts, rs_error *err) {
+static rs_status begin(builder *b, rs_arena *arena, size_t ninputs, const rs_summary_options *opts,
+                       rs_error *err) {
   rs_status st;
   b->arena = arena;
   b->stats = NULL;

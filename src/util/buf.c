@@ -119,11 +119,26 @@ rs_status rs_buf_put_json_string(rs_buf *buf, const char *s) {
   while (*p) {
     size_t n;
     switch (*p) {
-    case '"': rs_buf_puts(buf, "\\\""); p++; continue;
-    case '\\': rs_buf_puts(buf, "\\\\"); p++; continue;
-    case '\n': rs_buf_puts(buf, "\\n"); p++; continue;
-    case '\r': rs_buf_puts(buf, "\\r"); p++; continue;
-    case '\t': rs_buf_puts(buf, "\\t"); p++; continue;
+    case '"':
+      rs_buf_puts(buf, "\\\"");
+      p++;
+      continue;
+    case '\\':
+      rs_buf_puts(buf, "\\\\");
+      p++;
+      continue;
+    case '\n':
+      rs_buf_puts(buf, "\\n");
+      p++;
+      continue;
+    case '\r':
+      rs_buf_puts(buf, "\\r");
+      p++;
+      continue;
+    case '\t':
+      rs_buf_puts(buf, "\\t");
+      p++;
+      continue;
     default: break;
     }
     if (*p < 0x20) {

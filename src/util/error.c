@@ -21,8 +21,8 @@ void rs_error_clear(rs_error *err) {
   err->status = RS_OK;
 }
 
-rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t line,
-                       size_t col, const char *fmt, ...) {
+rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t line, size_t col,
+                       const char *fmt, ...) {
   va_list ap;
   if (err == NULL || err->status != RS_OK)
     return status;
@@ -40,8 +40,7 @@ char *rs_error_format(const rs_error *err, char *buf, size_t size) {
   if (size == 0)
     return buf;
   if (err->path[0] && err->line > 0)
-    snprintf(buf, size, "%s:%zu:%zu: %s", err->path, err->line, err->col ? err->col : 1,
-             err->msg);
+    snprintf(buf, size, "%s:%zu:%zu: %s", err->path, err->line, err->col ? err->col : 1, err->msg);
   else if (err->path[0])
     snprintf(buf, size, "%s: %s", err->path, err->msg);
   else

@@ -12,7 +12,8 @@ static void test_format_with_position(void **state) {
   char buf[256];
   rs_error_clear(&err);
   assert_int_equal(rs_error_set(&err, RS_INVALID, "a.csv", 17, 4,
-                                "expected a number in column '%s', got '%s'", "gpu_util_pct", "n/a"),
+                                "expected a number in column '%s', got '%s'", "gpu_util_pct",
+                                "n/a"),
                    RS_INVALID);
   assert_string_equal(rs_error_format(&err, buf, sizeof(buf)),
                       "a.csv:17:4: expected a number in column 'gpu_util_pct', got 'n/a'");
