@@ -5,7 +5,8 @@ Generates a native samples CSV of ROWS rows (default 5,000,000, about 300 MB;
 cached under bench/data/), then runs, in one go and interleaved, each command
 REPEAT times (default 5) and prints the median wall time, MB/s and the peak
 resident memory of each, with ratios against the baseline `wc -l` (the
-cost of just reading the bytes):
+cost of just reading the bytes). Peak memory comes from GNU time
+(Debian package `time`) when it is installed:
 
   wc -l FILE                                   the I/O floor
   rightsize profile FILE --format json         streaming sketch (the default)
@@ -61,15 +62,21 @@ def generate(path, rows):
     os.replace(path + ".tmp", path)
 
 
+GNU_TIME = "/usr/bin/time"  # Debian package `time`: peak RSS of the command alone
+
+
 def run_once(cmd):
+    """Wall seconds and peak resident MiB of one run of cmd."""
+    wrapped = [GNU_TIME, "-f", "%M"] + cmd if os.path.exists(GNU_TIME) else cmd
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, _, ru = os.wait4(proc.pid, 0)
+    proc = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.monotonic() - start
-    err = proc.stderr.read().decode()
-    if proc.returncode not in (0, None) and err:
-        sys.exit("command failed: %s\n%s" % (" ".join(cmd), err))
-    return wall, ru.ru_maxrss / 1024.0  # MiB (ru_maxrss is KiB on Linux)
+    err = proc.stderr.decode().strip().splitlines()
+    if proc.returncode != 0:
+        sys.exit("command failed: %s\n%s" % (" ".join(cmd), "\n".join(err)))
+    if os.path.exists(GNU_TIME) and err and err[-1].isdigit():
+        return wall, int(err[-1]) / 1024.0
+    return wall, float("nan")
 
 
 def main():
@@ -92,11 +99,13 @@ def main():
             ("rightsize profile --exact", [args.bin, "profile", path, "--format", "json",
                                            "--exact"])]
     if not args.no_pandas:
-        try:
-            subprocess.run([sys.executable, "-c", "import pandas"], check=True,
-                           stderr=subprocess.DEVNULL)
-            cmds.append(("pandas read_csv + quantiles", [sys.executable, "-c", PANDAS, path]))
-        except subprocess.CalledProcessError:
+        # Debian's python3-pandas lives with /usr/bin/python3, which may not be
+        # the python running this script.
+        for py in (sys.executable, "/usr/bin/python3"):
+            if subprocess.run([py, "-c", "import pandas"], stderr=subprocess.DEVNULL).returncode == 0:
+                cmds.append(("pandas read_csv + quantiles", [py, "-c", PANDAS, path]))
+                break
+        else:
             print("pandas not installed: skipping that baseline", file=sys.stderr)
 
     results = {name: [] for name, _ in cmds}
