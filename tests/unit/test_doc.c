@@ -9,23 +9,9 @@
 #include <unistd.h>
 
 #include "rightsize/doc.h"
+#include "test_support.h"
 
 #define DATA RS_TEST_DATA "/profiles/"
-
-static int setup_arena(void **state) {
-  rs_arena *arena = malloc(sizeof(*arena));
-  if (arena == NULL)
-    return -1;
-  rs_arena_init(arena, 0);
-  *state = arena;
-  return 0;
-}
-
-static int teardown_arena(void **state) {
-  rs_arena_release(*state);
-  free(*state);
-  return 0;
-}
 
 /* Parses text (NUL-terminated) and returns the status. */
 static rs_status parse(void **state, const char *text, bool json, rs_doc *doc, rs_error *err) {

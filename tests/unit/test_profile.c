@@ -9,24 +9,10 @@
 #include <unistd.h>
 
 #include "rightsize/profile.h"
+#include "test_support.h"
 
 #define DATA RS_TEST_DATA "/profiles/"
 #define MIB (1024.0 * 1024.0)
-
-static int setup_arena(void **state) {
-  rs_arena *arena = malloc(sizeof(*arena));
-  if (arena == NULL)
-    return -1;
-  rs_arena_init(arena, 0);
-  *state = arena;
-  return 0;
-}
-
-static int teardown_arena(void **state) {
-  rs_arena_release(*state);
-  free(*state);
-  return 0;
-}
 
 static rs_profile *load_ok(void **state, const char *path) {
   rs_profile *p = NULL;

@@ -8,36 +8,11 @@
 #include <string.h>
 
 #include "rightsize/sketch.h"
+#include "test_support.h"
 
 /* Floating-point slack on top of the bound for values on bucket edges. */
 #define BOUND (RS_SKETCH_ALPHA * (1.0 + 1e-9))
 #define GAMMA ((1.0 + RS_SKETCH_ALPHA) / (1.0 - RS_SKETCH_ALPHA))
-
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-/* splitmix64: a fixed-seed generator so every run sees the same values. */
-static uint64_t rng_next(rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static double rng_uniform(rng *r) { /* (0, 1) */
-  return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
-static double rng_normal(rng *r) {
-  double u = rng_uniform(r), v = rng_uniform(r);
-  return sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v);
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void add_all(rs_sketch *s, const double *v, size_t n) {
   for (size_t i = 0; i < n; i++)

@@ -10,6 +10,7 @@
 #include "rightsize/sketch.h"
 #include "rightsize/stats.h"
 #include "stats_internal.h"
+#include "test_support.h"
 
 #define BOUND (RS_SKETCH_ALPHA * (1.0 + 1e-9))
 #define GIB 1073741824.0
@@ -17,29 +18,8 @@
 
 #define BIT(m) (1u << RS_METRIC_##m)
 
-typedef struct rng {
-  uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-static double rng_uniform(rng *r) {
-  return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
-
 static double rng_lognormal(rng *r, double mu, double sigma) {
-  double u = rng_uniform(r), v = rng_uniform(r);
-  return exp(mu + sigma * sqrt(-2.0 * log(u)) * cos(2.0 * 3.14159265358979323846 * v));
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+  return exp(mu + sigma * rng_normal(r));
 }
 
 static rs_sample row(double t, int gpu, size_t line) {

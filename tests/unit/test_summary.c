@@ -10,20 +10,9 @@
 #include "rightsize/profile.h"
 #include "rightsize/report.h"
 #include "rightsize/summary.h"
+#include "test_support.h"
 
 #define DATA RS_TEST_DATA "/summary/"
-
-static int setup_arena(void **state) {
-  static rs_arena arena;
-  rs_arena_init(&arena, 0);
-  *state = &arena;
-  return 0;
-}
-
-static int teardown_arena(void **state) {
-  rs_arena_release(*state);
-  return 0;
-}
 
 static bool has_warning(const rs_summary *sum, const char *code) {
   for (size_t i = 0; i < sum->nwarnings; i++)
