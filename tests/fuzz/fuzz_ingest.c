@@ -1,0 +1,29 @@
+/* Fuzz target: any bytes through format detection and both sample readers
+ * into the statistics. Must never crash; errors are fine. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rightsize/ingest.h"
+#include "rightsize/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const rs_sample_format formats[] = {RS_FORMAT_AUTO, RS_FORMAT_NATIVE, RS_FORMAT_NVSMI};
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+    rs_stats *st = NULL;
+    rs_error err;
+    rs_endpoint_stats out;
+    rs_stats_options so = {.allow_unordered = (i == 1)};
+    rs_ingest_options io = {.format = formats[i], .max_record_bytes = 0};
+    rs_error_clear(&err);
+    if (rs_stats_new(&st, &so, &err) != RS_OK)
+      return 0;
+    rs_stats_begin_file(st, "fuzz");
+    if (rs_ingest_memory("fuzz", (const char *)data, size, &io, rs_stats_sink, st, NULL, &err) ==
+        RS_OK)
+      rs_stats_finish(st, &out, &err);
+    rs_stats_free(st);
+  }
+  return 0;
+}
