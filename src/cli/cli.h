@@ -43,6 +43,7 @@ typedef struct rs_cli_command {
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
+extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 
 /* The table of all commands (NULL-terminated), for help. */

@@ -4,9 +4,12 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rightsize/catalog.h"
+#include "rightsize/arena.h"
 #include "rightsize/version.h"
 
-const rs_cli_command *const rs_cli_commands[] = {&rs_cmd_profile, &rs_cmd_help, NULL};
+const rs_cli_command *const rs_cli_commands[] = {&rs_cmd_profile, &rs_cmd_catalog, &rs_cmd_help,
+                                                 NULL};
 
 static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_cli_args args;
@@ -21,6 +24,23 @@ static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   return cmd->run(&args);
 }
 
+/* The version names the compiled-in catalog: its version and SHA-256. */
+static int print_version(void) {
+  rs_arena arena;
+  rs_catalog *cat;
+  rs_error err;
+  int rc = 0;
+  rs_error_clear(&err);
+  rs_arena_init(&arena, 0);
+  if (rs_catalog_default(&cat, &arena, &err) == RS_OK)
+    printf("rightsize %s\ncatalog %s (prices as of %s) sha256 %s\n", rs_version(), cat->version,
+           cat->prices_as_of, cat->sha256);
+  else
+    rc = rs_cli_fail(&err);
+  rs_arena_release(&arena);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   const rs_cli_command *cmd;
   char msg[256];
@@ -33,8 +53,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-    printf("rightsize %s\n", rs_version());
-    return 0;
+    return print_version();
   }
   cmd = rs_cli_find(argv[1]);
   if (cmd == NULL) {

@@ -1,0 +1,144 @@
+/* The instance catalog: accelerators and the cloud shapes that carry them.
+ *
+ * A catalog is one versioned YAML file (docs/catalog-format.md). The default
+ * one is compiled into the binary; --catalog FILE|DIR replaces it. A catalog
+ * is named by its catalog_version and by the SHA-256 of its exact bytes, so
+ * two reports priced from the same catalog say so. Unknown numbers are NaN,
+ * never 0. Everything lives in the arena passed in. */
+#ifndef RIGHTSIZE_CATALOG_H
+#define RIGHTSIZE_CATALOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rightsize/arena.h"
+#include "rightsize/error.h"
+#include "rightsize/sha256.h"
+
+#define RS_CATALOG_SCHEMA_MAJOR 1
+#define RS_CATALOG_MAX_BYTES ((size_t)16 << 20)
+
+typedef enum {
+  RS_ACCEL_NVIDIA_GPU,
+  RS_ACCEL_INFERENTIA,
+  RS_ACCEL_TRAINIUM,
+  RS_ACCEL_TPU
+} rs_accel_family;
+
+typedef enum {
+  RS_CATEGORY_GPU,
+  RS_CATEGORY_ACCELERATOR,
+  RS_CATEGORY_TPU,
+  RS_CATEGORY_CPU
+} rs_category;
+
+typedef enum { RS_ARCH_UNKNOWN, RS_ARCH_X86_64, RS_ARCH_ARM64 } rs_arch;
+
+typedef enum {
+  RS_PRICE_OK,      /* priced, no doubt recorded */
+  RS_PRICE_SUSPECT, /* priced, but the source looks wrong: never rank it unnoticed */
+  RS_PRICE_UNPRICED /* no on-demand price found: ondemand is NaN */
+} rs_price_flag;
+
+typedef struct rs_accelerator {
+  const char *key;         /* join key, "V100-SXM2-16GB" */
+  const char *vendor;      /* "NVIDIA" */
+  const char *name;        /* "Tesla V100" */
+  const char *form_factor; /* NULL when unknown */
+  const char *memory_type; /* NULL when unknown */
+  const char *source;
+  const char *notes; /* NULL when none */
+  rs_accel_family family;
+  double memory_bytes;   /* per device */
+  double memory_bw_gbps; /* GB/s (10^9 bytes/s) */
+  double fp16_tflops;    /* dense FP16/BF16 tensor */
+  double fp16_sparse_tflops;
+  double int8_tops; /* dense */
+  double fp32_tflops;
+  double tdp_w;
+  size_t line, col; /* where the entry starts in the catalog file */
+} rs_accelerator;
+
+typedef struct rs_instance {
+  const char *provider;          /* aws, gcp, azure */
+  const char *name;              /* "p3.8xlarge" */
+  const char *family;            /* "p3" */
+  const char *region;            /* the region the price is from */
+  const char *cpu;               /* CPU generation, CPU-only shapes; NULL otherwise */
+  const char *accelerator_basis; /* how the accelerator variant is known; NULL when not said */
+  const char *as_of;             /* how old the price data is; NULL when not said */
+  const char *source;
+  const char *notes; /* NULL when none */
+  rs_category category;
+  rs_arch arch;
+  double vcpus;                      /* NaN for TPU slices (no host figures) */
+  double memory_bytes;               /* host memory */
+  const rs_accelerator *accelerator; /* NULL for CPU-only shapes */
+  double accelerator_count;          /* devices, fractional for partial GPUs; NaN when unknown */
+  double
+      accelerator_memory_bytes; /* per device (the fraction for partial GPUs); NaN when unknown */
+  double cpu_gflops_per_vcpu;   /* effective FP32 inference GFLOPS per vCPU (an assumption) */
+  double network_gbps;          /* the rating, burst when network_up_to */
+  double network_baseline_gbps;
+  bool network_up_to;
+  double ondemand_usd_per_hour;
+  double spot_usd_per_hour; /* NaN when unknown */
+  rs_price_flag price_flag;
+  size_t line, col;
+} rs_instance;
+
+typedef struct rs_catalog {
+  const char *path; /* file name as loaded, or the embedded file's name */
+  unsigned schema_version;
+  const char *version; /* catalog_version, "2026.12.0" */
+  const char *prices_as_of;
+  const char *currency;
+  const char **sources;
+  size_t nsources;
+  rs_accelerator *accelerators;
+  size_t naccelerators;
+  rs_instance *instances;
+  size_t ninstances;
+  char sha256[RS_SHA256_HEX_SIZE]; /* of the exact file bytes */
+  bool embedded;
+} rs_catalog;
+
+/* Parses and validates a catalog from data (len bytes) named `name` in
+ * errors. On success *out is the catalog (in arena); on failure *out is NULL
+ * and err holds the first problem at its file:line:col: RS_SYNTAX for YAML,
+ * RS_INVALID for a missing or unknown key, a wrong type, an unknown schema
+ * major version, an unknown accelerator key, a duplicate instance
+ * (provider + name + region), a price <= 0, or an accelerator count of 0. */
+rs_status rs_catalog_parse(rs_catalog **out, rs_arena *arena, const char *name, const char *data,
+                           size_t len, rs_error *err);
+
+/* Loads a catalog file, or from a directory the catalog file (*.yaml or
+ * *.yml) whose name sorts last in version order (digit runs compare as
+ * numbers: rightsize-2026.12.0 after rightsize-2026.9.1). RS_IO for a missing
+ * path or a directory without catalogs. */
+rs_status rs_catalog_load(rs_catalog **out, rs_arena *arena, const char *path, rs_error *err);
+
+/* The compiled-in catalog: its bytes (borrowed, static), its length and its
+ * file name ("rightsize-2026.12.0.yaml"). */
+void rs_catalog_embedded(const char **data, size_t *len, const char **name);
+
+/* Parses the compiled-in catalog (rs_catalog_parse on rs_catalog_embedded). */
+rs_status rs_catalog_default(rs_catalog **out, rs_arena *arena, rs_error *err);
+
+/* The first instance named `name` (exact, then case-insensitive), or NULL.
+ * Borrowed from cat. */
+const rs_instance *rs_catalog_find(const rs_catalog *cat, const char *name);
+const rs_accelerator *rs_catalog_find_accelerator(const rs_catalog *cat, const char *key);
+
+/* Accelerator memory of the whole shape: per-device memory times the count,
+ * or the per-device memory alone for a partial device (count < 1, whose
+ * accelerator_memory already is the fraction). NaN when unknown or none. */
+double rs_instance_accel_memory(const rs_instance *in);
+
+/* Names as written in the catalog ("nvidia-gpu", "gpu", "x86_64", "suspect"). */
+const char *rs_accel_family_name(rs_accel_family family);
+const char *rs_category_name(rs_category category);
+const char *rs_arch_name(rs_arch arch);
+const char *rs_price_flag_name(rs_price_flag flag);
+
+#endif
