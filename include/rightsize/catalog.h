@@ -84,6 +84,8 @@ typedef struct rs_instance {
   double ondemand_usd_per_hour;
   double spot_usd_per_hour; /* NaN when unknown */
   rs_price_flag price_flag;
+  double price_usd_per_hour; /* effective price under the basis in use (on-demand unless
+                                rs_pricing_apply said otherwise); NaN when unpriced */
   size_t line, col;
 } rs_instance;
 

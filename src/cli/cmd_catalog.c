@@ -10,6 +10,7 @@
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
 #include "rightsize/jsonw.h"
+#include "rightsize/pricing.h"
 #include "rightsize/num.h"
 
 enum {
@@ -23,7 +24,9 @@ enum {
   OPT_REGION,
   OPT_ARCH,
   OPT_SORT,
-  OPT_FORMAT
+  OPT_FORMAT,
+  OPT_PRICING,
+  OPT_OVERLAY
 };
 
 static const rs_cli_option catalog_options[] = {
@@ -41,6 +44,9 @@ static const rs_cli_option catalog_options[] = {
     {"sort", 's', "KEY", "list: price, price-per-accel or accel-mem (default: catalog order)",
      OPT_SORT},
     {"format", 'f', "FORMAT", "list: table (default), json or csv", OPT_FORMAT},
+    {"pricing", 0, "BASIS", "price basis: on-demand (default), spot or reserved", OPT_PRICING},
+    {"price-overlay", 0, "FILE", "discounts and prices on top of the catalog (docs/pricing.md)",
+     OPT_OVERLAY},
     {NULL, 0, NULL, NULL, 0}};
 
 typedef enum { SORT_NONE, SORT_PRICE, SORT_PER_ACCEL, SORT_ACCEL_MEM } sort_key;
@@ -53,6 +59,8 @@ typedef struct list_opts {
   double min_mem, min_vcpus, max_price; /* NaN: no limit */
   sort_key sort;
   out_format format;
+  rs_price_basis basis;
+  const char *overlay;
 } list_opts;
 
 static int bad_value(const char *opt, const char *v, const char *expected) {
@@ -90,6 +98,11 @@ static int read_option(list_opts *o, const rs_cli_parsed *p) {
   int k = 0, rc = 0;
   switch (p->id) {
   case OPT_CATALOG: o->catalog = p->value; break;
+  case OPT_OVERLAY: o->overlay = p->value; break;
+  case OPT_PRICING:
+    if (rs_price_basis_from_name(&o->basis, p->value) != RS_OK)
+      return bad_value("pricing", p->value, "on-demand, spot or reserved");
+    break;
   case OPT_PROVIDER: o->provider = p->value; break;
   case OPT_REGION: o->region = p->value; break;
   case OPT_ACCEL: o->accel = p->value; break;
@@ -146,7 +159,7 @@ static const char *cnum(char *buf, size_t size, double v) {
 }
 
 static double per_accel_price(const rs_instance *in) {
-  return in->ondemand_usd_per_hour / in->accelerator_count;
+  return in->price_usd_per_hour / in->accelerator_count;
 }
 
 static double total_accel_mem(const rs_instance *in) { return rs_instance_accel_memory(in); }
@@ -184,7 +197,7 @@ static bool keep(const list_opts *o, const rs_catalog *cat, const rs_instance *i
     return false;
   if (!isnan(o->min_vcpus) && !(in->vcpus >= o->min_vcpus))
     return false;
-  if (!isnan(o->max_price) && !(in->ondemand_usd_per_hour <= o->max_price))
+  if (!isnan(o->max_price) && !(in->price_usd_per_hour <= o->max_price))
     return false;
   return true;
 }
@@ -222,7 +235,7 @@ static size_t select_rows(sort_item *items, const list_opts *o, const rs_catalog
       continue;
     items[n].in = in;
     items[n].by = o->sort;
-    items[n].key = o->sort == SORT_PRICE       ? in->ondemand_usd_per_hour
+    items[n].key = o->sort == SORT_PRICE       ? in->price_usd_per_hour
                    : o->sort == SORT_PER_ACCEL ? per_accel_price(in)
                                                : total_accel_mem(in);
     n++;
@@ -231,50 +244,65 @@ static size_t select_rows(sort_item *items, const list_opts *o, const rs_catalog
   return n;
 }
 
-static void put_header(rs_buf *out, const rs_catalog *cat) {
+/* How the listed prices were made: the basis and the overlay, if any. */
+typedef struct pricing {
+  rs_price_basis basis;
+  const rs_overlay *overlay;
+} pricing;
+
+static void put_header(rs_buf *out, const rs_catalog *cat, const pricing *pr) {
   rs_buf_printf(out, "catalog %s (%s%s) sha256 %s\n", cat->version, cat->path,
                 cat->embedded ? ", built in" : "", cat->sha256);
+  rs_buf_printf(out, "pricing %s, %s per hour", rs_price_basis_name(pr->basis), cat->currency);
+  if (pr->overlay)
+    rs_buf_printf(out, ", overlay %s (%s)\n", pr->overlay->name, pr->overlay->path);
+  else
+    rs_buf_puts(out, ", no overlay\n");
 }
 
 static void table_row(rs_buf *out, const rs_instance *in) {
   char a[32], b[32], c[32], d[32], e[32], f[32];
-  rs_buf_printf(
-      out, "%-6s %-26s %-12s %-11s %-7s %5s %8s %-16s %8s %9s %10s %10s %s\n", in->provider,
-      in->name, in->region, rs_category_name(in->category),
-      in->arch == RS_ARCH_UNKNOWN ? "-" : rs_arch_name(in->arch), num(a, sizeof(a), in->vcpus),
-      num(b, sizeof(b), in->memory_bytes / 1073741824.0),
-      in->accelerator ? in->accelerator->key : "-", num(c, sizeof(c), in->accelerator_count),
-      num(d, sizeof(d), in->accelerator_memory_bytes / 1e9),
-      num(e, sizeof(e), in->ondemand_usd_per_hour), num(f, sizeof(f), in->spot_usd_per_hour),
-      in->price_flag == RS_PRICE_OK ? "-" : rs_price_flag_name(in->price_flag));
+  rs_buf_printf(out, "%-6s %-26s %-12s %-11s %-7s %5s %8s %-16s %8s %9s %10s %10s %s\n",
+                in->provider, in->name, in->region, rs_category_name(in->category),
+                in->arch == RS_ARCH_UNKNOWN ? "-" : rs_arch_name(in->arch),
+                num(a, sizeof(a), in->vcpus), num(b, sizeof(b), in->memory_bytes / 1073741824.0),
+                in->accelerator ? in->accelerator->key : "-",
+                num(c, sizeof(c), in->accelerator_count),
+                num(d, sizeof(d), in->accelerator_memory_bytes / 1e9),
+                num(e, sizeof(e), in->price_usd_per_hour), num(f, sizeof(f), in->spot_usd_per_hour),
+                in->price_flag == RS_PRICE_OK ? "-" : rs_price_flag_name(in->price_flag));
 }
 
-static void write_table(rs_buf *out, const rs_catalog *cat, const sort_item *items, size_t n) {
-  put_header(out, cat);
+static void write_table(rs_buf *out, const rs_catalog *cat, const pricing *pr,
+                        const sort_item *items, size_t n) {
+  put_header(out, cat, pr);
   rs_buf_printf(out, "%-6s %-26s %-12s %-11s %-7s %5s %8s %-16s %8s %9s %10s %10s %s\n", "CLOUD",
                 "NAME", "REGION", "CATEGORY", "ARCH", "VCPUS", "MEM_GIB", "ACCELERATOR", "COUNT",
                 "ACC_GB", "USD_H", "SPOT_H", "FLAG");
   for (size_t i = 0; i < n; i++)
     table_row(out, items[i].in);
-  rs_buf_printf(out, "%zu of %zu shapes; prices are on-demand USD per hour in the region shown\n",
-                n, cat->ninstances);
+  rs_buf_printf(out,
+                "%zu of %zu shapes; USD_H is the %s price per hour in the region shown, "
+                "SPOT_H the catalog's spot price\n",
+                n, cat->ninstances, rs_price_basis_name(pr->basis));
 }
 
 static void write_csv(rs_buf *out, const sort_item *items, size_t n) {
   char a[32], b[32], c[32], d[32], e[32], f[32];
   rs_buf_puts(out, "provider,name,region,category,arch,vcpus,memory_gib,accelerator,"
                    "accelerator_count,accelerator_memory_gb,ondemand_usd_per_hour,"
-                   "spot_usd_per_hour,price_flag\n");
+                   "spot_usd_per_hour,price_flag,price_usd_per_hour\n");
   for (size_t i = 0; i < n; i++) {
     const rs_instance *in = items[i].in;
+    char g[32];
     rs_buf_printf(
-        out, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", in->provider, in->name, in->region,
+        out, "%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", in->provider, in->name, in->region,
         rs_category_name(in->category), in->arch == RS_ARCH_UNKNOWN ? "" : rs_arch_name(in->arch),
         cnum(a, sizeof(a), in->vcpus), cnum(b, sizeof(b), in->memory_bytes / 1073741824.0),
         in->accelerator ? in->accelerator->key : "", cnum(c, sizeof(c), in->accelerator_count),
         cnum(d, sizeof(d), in->accelerator_memory_bytes / 1e9),
         cnum(e, sizeof(e), in->ondemand_usd_per_hour), cnum(f, sizeof(f), in->spot_usd_per_hour),
-        rs_price_flag_name(in->price_flag));
+        rs_price_flag_name(in->price_flag), cnum(g, sizeof(g), in->price_usd_per_hour));
   }
 }
 
@@ -293,12 +321,14 @@ static void json_instance(rs_jsonw *w, const rs_instance *in) {
   rs_jsonw_number(w, "accelerator_memory_gb", in->accelerator_memory_bytes / 1e9);
   rs_jsonw_number(w, "ondemand_usd_per_hour", in->ondemand_usd_per_hour);
   rs_jsonw_number(w, "spot_usd_per_hour", in->spot_usd_per_hour);
+  rs_jsonw_number(w, "price_usd_per_hour", in->price_usd_per_hour);
   rs_jsonw_string(w, "price_flag",
                   in->price_flag == RS_PRICE_OK ? NULL : rs_price_flag_name(in->price_flag));
   rs_jsonw_end(w, '}');
 }
 
-static void write_json(rs_buf *out, const rs_catalog *cat, const sort_item *items, size_t n) {
+static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
+                       const sort_item *items, size_t n) {
   rs_jsonw w;
   rs_jsonw_init(&w, out);
   rs_jsonw_object(&w, NULL);
@@ -310,6 +340,11 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const sort_item *item
   rs_jsonw_string(&w, "prices_as_of", cat->prices_as_of);
   rs_jsonw_string(&w, "currency", cat->currency);
   rs_jsonw_end(&w, '}');
+  rs_jsonw_object(&w, "pricing");
+  rs_jsonw_string(&w, "basis", rs_price_basis_name(pr->basis));
+  rs_jsonw_string(&w, "overlay", pr->overlay ? pr->overlay->name : NULL);
+  rs_jsonw_string(&w, "overlay_file", pr->overlay ? pr->overlay->path : NULL);
+  rs_jsonw_end(&w, '}');
   rs_jsonw_array(&w, "instances");
   for (size_t i = 0; i < n; i++)
     json_instance(&w, items[i].in);
@@ -318,15 +353,27 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const sort_item *item
   rs_jsonw_finish(&w);
 }
 
-static rs_status open_catalog(rs_catalog **cat, rs_arena *arena, const char *path, rs_error *err) {
-  return path ? rs_catalog_load(cat, arena, path, err) : rs_catalog_default(cat, arena, err);
+/* Loads the catalog and prices it under the basis and overlay asked for. */
+static rs_status open_catalog(rs_catalog **cat, pricing *pr, rs_arena *arena, const list_opts *o,
+                              rs_error *err) {
+  rs_overlay *overlay = NULL;
+  rs_status st = o->catalog ? rs_catalog_load(cat, arena, o->catalog, err)
+                            : rs_catalog_default(cat, arena, err);
+  if (st == RS_OK && o->overlay)
+    st = rs_overlay_load(&overlay, arena, o->overlay, err);
+  if (st == RS_OK)
+    st = rs_pricing_apply(*cat, o->basis, overlay, err);
+  pr->basis = o->basis;
+  pr->overlay = overlay;
+  return st;
 }
 
 static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_error *err) {
   rs_catalog *cat;
+  pricing pr;
   sort_item *items;
   size_t n;
-  rs_status st = open_catalog(&cat, arena, o->catalog, err);
+  rs_status st = open_catalog(&cat, &pr, arena, o, err);
   if (st != RS_OK)
     return st;
   items = rs_arena_alloc(arena, (cat->ninstances + 1) * sizeof(*items));
@@ -334,11 +381,11 @@ static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_e
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   n = select_rows(items, o, cat);
   if (o->format == FMT_JSON)
-    write_json(out, cat, items, n);
+    write_json(out, cat, &pr, items, n);
   else if (o->format == FMT_CSV)
     write_csv(out, items, n);
   else
-    write_table(out, cat, items, n);
+    write_table(out, cat, &pr, items, n);
   return RS_OK;
 }
 
@@ -389,9 +436,12 @@ static void show_instance(rs_buf *out, const rs_instance *in) {
   if (!isnan(in->network_baseline_gbps))
     rs_buf_printf(out, ", baseline %s Gbps", num(a, sizeof(a), in->network_baseline_gbps));
   rs_buf_printf(out, "\n  on-demand         %s $/h", num(a, sizeof(a), in->ondemand_usd_per_hour));
-  if (in->accelerator && isfinite(per_accel_price(in)))
-    rs_buf_printf(out, " (%s $/h per accelerator)", num(b, sizeof(b), per_accel_price(in)));
+  double per_accel = in->ondemand_usd_per_hour / in->accelerator_count;
+  if (in->accelerator && isfinite(per_accel))
+    rs_buf_printf(out, " (%s $/h per accelerator)", num(b, sizeof(b), per_accel));
   rs_buf_printf(out, "\n  spot              %s $/h\n", num(a, sizeof(a), in->spot_usd_per_hour));
+  rs_buf_printf(out, "  priced at         %s $/h (the basis and overlay above)\n",
+                num(a, sizeof(a), in->price_usd_per_hour));
   if (in->price_flag != RS_PRICE_OK)
     rs_buf_printf(out, "  price flag        %s\n", rs_price_flag_name(in->price_flag));
   rs_buf_printf(out, "  source            %s\n", in->source);
@@ -402,8 +452,9 @@ static void show_instance(rs_buf *out, const rs_instance *in) {
 static rs_status run_show(rs_buf *out, rs_arena *arena, const list_opts *o, const char *name,
                           rs_error *err) {
   rs_catalog *cat;
+  pricing pr;
   const rs_instance *in;
-  rs_status st = open_catalog(&cat, arena, o->catalog, err);
+  rs_status st = open_catalog(&cat, &pr, arena, o, err);
   if (st != RS_OK)
     return st;
   in = rs_catalog_find(cat, name);
@@ -411,7 +462,7 @@ static rs_status run_show(rs_buf *out, rs_arena *arena, const list_opts *o, cons
     return rs_error_set(err, RS_INVALID, NULL, 0, 0,
                         "no shape named '%s' in catalog %s (try 'rightsize catalog list')", name,
                         cat->version);
-  put_header(out, cat);
+  put_header(out, cat, &pr);
   show_instance(out, in);
   if (in->accelerator)
     show_accelerator(out, in->accelerator);

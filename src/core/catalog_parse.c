@@ -261,6 +261,7 @@ static rs_status parse_instance_numbers(const parse_ctx *c, const rs_node *m, si
           RS_OK ||
       (st = get_number(c, m, L, i, "spot_usd_per_hour", false, &in->spot_usd_per_hour)) != RS_OK)
     return st;
+  in->price_usd_per_hour = in->ondemand_usd_per_hour;
   return parse_network(c, m, i, in);
 }
 
