@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,10 +203,13 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     if (!(s->present & (1u << m)))
       continue;
     double v = s->v[m];
-    rc = acc_add(&st->pooled[m], v, cap, s, (rs_metric)m, err);
-    if (rc == RS_OK && rs_metric_per_device((rs_metric)m)) {
+    /* A per-device value goes to its device only: the pooled view of
+     * those metrics is the merge of the devices, made at finish. */
+    if (rs_metric_per_device((rs_metric)m)) {
       st->dev_seen[slot] = true;
       rc = acc_add(&st->dev[slot][m], v, cap, s, (rs_metric)m, err);
+    } else {
+      rc = acc_add(&st->pooled[m], v, cap, s, (rs_metric)m, err);
     }
     if (rc == RS_OK && m == RS_METRIC_GPU_MEM_USED &&
         window_add(&st->dev_mem[slot], s->t, v, st->o.window_s) != RS_OK)
@@ -299,13 +303,35 @@ static void shape_finish(rs_endpoint_stats *out) {
   }
 }
 
+static rs_status acc_merge(acc *dst, const acc *src, size_t cap);
+
+/* The pooled view of metric m: its own accumulator, or for a per-device
+ * metric the merge of every device's (in device order, so it is stable). */
+static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out) {
+  acc all;
+  rs_status rc = RS_OK;
+  if (!rs_metric_per_device(m)) {
+    acc_finish(&st->pooled[m], st->o.exact, out);
+    return RS_OK;
+  }
+  acc_init(&all);
+  for (int d = 0; d < NSLOTS && rc == RS_OK; d++)
+    rc = acc_merge(&all, &st->dev[d][m], SIZE_MAX);
+  if (rc == RS_OK)
+    acc_finish(&all, st->o.exact, out);
+  acc_release(&all);
+  return rc;
+}
+
 rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   double best = -1.0;
   rs_status rc = RS_OK;
   memset(out, 0, sizeof(*out));
   coverage_finish(st, &out->coverage);
-  for (int m = 0; m < RS_METRIC_COUNT; m++)
-    acc_finish(&st->pooled[m], st->o.exact, &out->m[m]);
+  for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++)
+    rc = pooled_finish(st, (rs_metric)m, &out->m[m]);
+  if (rc != RS_OK)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for statistics");
   out->busiest_device = -1;
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     if (!st->dev_seen[d])
