@@ -49,6 +49,12 @@ rs_status rs_doc_parse(rs_doc *out, rs_arena *arena, const char *path, const cha
 rs_status rs_doc_load(rs_doc *out, rs_arena *arena, const char *path, size_t max_bytes,
                       rs_error *err);
 
+/* Reads a whole file (at most max_bytes) into the arena, NUL-terminated, as
+ * rs_doc_load does before parsing. RS_IO for a missing file or a directory,
+ * RS_LIMIT past max_bytes. */
+rs_status rs_doc_read_file(char **data, size_t *len, rs_arena *arena, const char *path,
+                           size_t max_bytes, rs_error *err);
+
 /* Map lookup by key; NULL when absent or when map is not a map. */
 const rs_node *rs_node_get(const rs_node *map, const char *key);
 

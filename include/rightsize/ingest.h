@@ -1,9 +1,11 @@
 /* Sample files in, rows out.
  *
  * Formats: the native CSV (docs/samples-format.md: unit-bearing column names
- * such as gpu_mem_used_mib), and nvidia-smi --query-gpu CSV logs as
- * nvidia-smi prints them (with or without units, with or without header). The
- * format is detected from the first record unless given. Every cell is
+ * such as gpu_mem_used_mib), nvidia-smi --query-gpu CSV logs as nvidia-smi
+ * prints them (with or without units, with or without header), and what
+ * monitoring systems export (docs/sources.md): Prometheus query_range JSON,
+ * Prometheus text exposition scrapes with timestamps, and CloudWatch
+ * get-metric-data JSON. The format is detected from the content unless given. Every cell is
  * validated (numbers, units, ranges) and converted to canonical units before
  * the row reaches the sink; the first bad cell stops ingestion with its
  * position, so a caller never sees part of a bad file as good data. */
@@ -14,16 +16,27 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "rightsize/arena.h"
 #include "rightsize/error.h"
 #include "rightsize/metric.h"
 
 typedef enum {
   RS_FORMAT_AUTO = 0,
-  RS_FORMAT_NATIVE, /* "native" */
-  RS_FORMAT_NVSMI   /* "nvidia-smi" */
+  RS_FORMAT_NATIVE,     /* "native" */
+  RS_FORMAT_NVSMI,      /* "nvidia-smi" */
+  RS_FORMAT_PROM_JSON,  /* "prometheus-json": an HTTP API query_range response */
+  RS_FORMAT_PROM_TEXT,  /* "prometheus-text": text exposition scrapes with timestamps */
+  RS_FORMAT_CLOUDWATCH, /* "cloudwatch-json": aws cloudwatch get-metric-data output */
+  RS_FORMAT_COUNT
 } rs_sample_format;
 
-/* "auto", "native", "nvidia-smi" -> enum; RS_USAGE for an unknown name. */
+/* The names accepted by rs_format_from_name, for messages:
+ * "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json". */
+#define RS_FORMAT_NAMES                                                                            \
+  "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json"
+
+/* A format name ("auto", "native", "nvidia-smi", "prometheus-json", ...) ->
+ * enum; RS_USAGE for an unknown name. */
 rs_status rs_format_from_name(rs_sample_format *out, const char *name);
 const char *rs_format_name(rs_sample_format f);
 
@@ -54,9 +67,36 @@ rs_status rs_column_from_name(rs_column *out, const char *name, size_t len);
 rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text, size_t len,
                              const char *path, size_t line, size_t col, rs_error *err);
 
+/* How exported series become metrics (docs/sources.md). A series' key is its
+ * rs_metric label when it has one, else its __name__ (Prometheus) or its Label
+ * (CloudWatch). A user rule for a key replaces the default rule. */
+typedef struct rs_series_rule {
+  const char *key;
+  bool ignore; /* drop the series */
+  rs_metric metric;
+  double scale; /* canonical value = exported value x scale */
+} rs_series_rule;
+
+typedef struct rs_series_map {
+  const rs_series_rule *rules; /* user rules, tried before the defaults */
+  size_t nrules;
+  double gpu_mem_total; /* bytes per device, for CloudWatch GPUMemoryUtilization; 0: unknown */
+  double gpus;          /* devices summed in CloudWatch GPU metrics (default 1) */
+  double cpus;          /* vCPUs summed in CloudWatch CPUUtilization (default 1) */
+  double period_s;      /* CloudWatch period of Invocations sums (default 60) */
+} rs_series_map;
+
+/* Sets the defaults: no user rules, gpus 1, cpus 1, period 60 s. */
+void rs_series_map_init(rs_series_map *map);
+
+/* Reads a mapping file (YAML or JSON, docs/sources.md) into out; everything
+ * lives in arena. Errors carry the file's position (RS_IO, RS_SYNTAX, RS_INVALID). */
+rs_status rs_series_map_load(rs_series_map *out, rs_arena *arena, const char *path, rs_error *err);
+
 typedef struct rs_ingest_options {
-  rs_sample_format format; /* RS_FORMAT_AUTO: detect */
-  size_t max_record_bytes; /* 0: the CSV reader's default (1 MiB) */
+  rs_sample_format format;  /* RS_FORMAT_AUTO: detect */
+  size_t max_record_bytes;  /* 0: the CSV reader's default (1 MiB) */
+  const rs_series_map *map; /* exported formats; NULL: the defaults */
 } rs_ingest_options;
 
 typedef struct rs_ingest_result {
@@ -65,9 +105,19 @@ typedef struct rs_ingest_result {
   size_t columns;          /* columns in the file */
 } rs_ingest_result;
 
-/* Reads path ("-": standard input) and calls sink once per row. opts may be
- * NULL. result may be NULL. Errors: RS_IO (missing file, a directory, read
- * error), RS_SYNTAX / RS_INVALID / RS_LIMIT with position; an empty file or a
+/* The exported format a file's first bytes show (a JSON object with
+ * "status" or "resultType": prometheus-json; with "MetricDataResults":
+ * cloudwatch-json; '#' or "name{" / "name value": prometheus-text), or
+ * RS_FORMAT_AUTO for anything else (CSV, a profile, an unreadable file). */
+rs_sample_format rs_ingest_detect_file(const char *path);
+
+/* The largest exported (JSON or text exposition) file read, in bytes. */
+#define RS_INGEST_EXPORT_MAX ((size_t)256 << 20)
+
+/* Reads path ("-": standard input, CSV formats only) and calls sink once per
+ * row. opts may be NULL. result may be NULL. Exported formats are read whole,
+ * their points merged by time and GPU into rows (in time order). Errors: RS_IO (missing file, a
+ * directory, read error), RS_SYNTAX / RS_INVALID / RS_LIMIT with position; an empty file or a
  * header with no rows is RS_INVALID ("no samples"). */
 rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
                          void *ctx, rs_ingest_result *result, rs_error *err);

@@ -67,6 +67,7 @@ typedef struct rs_sample_file {
   const char *given;       /* the path as written in the profile */
   const char *path;        /* resolved against the profile's directory */
   rs_sample_format format; /* RS_FORMAT_AUTO unless the profile says */
+  const char *mapping;     /* series mapping file for exports (resolved), or NULL */
   size_t line, col;        /* where the profile names it */
 } rs_sample_file;
 

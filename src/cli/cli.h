@@ -45,6 +45,7 @@ typedef struct rs_cli_command {
 extern const rs_cli_command rs_cmd_profile;
 extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
+extern const rs_cli_command rs_cmd_fetch;
 
 /* The table of all commands (NULL-terminated), for help. */
 extern const rs_cli_command *const rs_cli_commands[];

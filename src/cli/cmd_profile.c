@@ -5,18 +5,23 @@
 #include "cli.h"
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
+#include "rightsize/ingest.h"
 #include "rightsize/num.h"
 #include "rightsize/profile.h"
 #include "rightsize/report.h"
 #include "rightsize/summary.h"
 
-enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW };
+enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW, OPT_MAPPING };
 
 static const rs_cli_option profile_options[] = {
     {"format", 'f', "FORMAT", "output format: table (default) or json", OPT_FORMAT},
     {"exact", 0, NULL, "exact quantiles (keeps and sorts every value; the test oracle)", OPT_EXACT},
     {"input-format", 'i', "FORMAT",
-     "format of sample files given directly: auto (default), native, nvidia-smi", OPT_INPUT_FORMAT},
+     "format of sample files given directly: auto (default), native, nvidia-smi, "
+     "prometheus-json, prometheus-text, cloudwatch-json",
+     OPT_INPUT_FORMAT},
+    {"mapping", 0, "FILE",
+     "series mapping for exported sample files given directly (docs/sources.md)", OPT_MAPPING},
     {"allow-unordered", 0, NULL, "count rows whose time goes backwards instead of failing",
      OPT_UNORDERED},
     {"window", 0, "DURATION", "width of the per-window memory peaks (default 1h)", OPT_WINDOW},
@@ -27,10 +32,12 @@ typedef struct profile_opts {
   rs_summary_options summary;
 } profile_opts;
 
+/* A .json file may be an exported sample file (docs/sources.md) rather than a profile. */
 static bool is_profile_path(const char *path) {
   const char *dot = strrchr(path, '.');
-  return dot &&
-         (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
+  if (dot && strcmp(dot, ".json") == 0)
+    return rs_ingest_detect_file(path) == RS_FORMAT_AUTO;
+  return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0);
 }
 
 static int read_options(profile_opts *po, const rs_cli_args *args) {
@@ -48,10 +55,10 @@ static int read_options(profile_opts *po, const rs_cli_args *args) {
       break;
     case OPT_EXACT: po->summary.stats.exact = true; break;
     case OPT_UNORDERED: po->summary.stats.allow_unordered = true; break;
+    case OPT_MAPPING: po->summary.mapping = v; break;
     case OPT_INPUT_FORMAT:
       if (rs_format_from_name(&po->summary.format, v) != RS_OK) {
-        snprintf(msg, sizeof(msg), "unknown input format '%s', expected auto, native or nvidia-smi",
-                 v);
+        snprintf(msg, sizeof(msg), "unknown input format '%s', expected " RS_FORMAT_NAMES, v);
         return rs_cli_usage_error("profile", msg);
       }
       break;
@@ -127,10 +134,11 @@ const rs_cli_command rs_cmd_profile = {
     .usage = "PROFILE | SAMPLES... [options]",
     .description =
         "Reads a profile (YAML or JSON, see docs/profile-format.md) and its sample files, or\n"
-        "sample files directly (native CSV or nvidia-smi logs, see docs/samples-format.md),\n"
-        "in one streaming pass, and prints coverage, per-metric statistics (count, min,\n"
-        "mean, p50/p90/p95/p99, max) for the endpoint and per GPU, request-rate shape,\n"
-        "per-window memory peaks and data-quality warnings.",
+        "sample files directly (native CSV or nvidia-smi logs, see docs/samples-format.md;\n"
+        "Prometheus or CloudWatch exports, see docs/sources.md), in one streaming pass, and\n"
+        "prints coverage, per-metric statistics (count, min, mean, p50/p90/p95/p99, max) for\n"
+        "the endpoint and per GPU, request-rate shape, per-window memory peaks and\n"
+        "data-quality warnings.",
     .options = profile_options,
     .run = run_profile,
 };

@@ -67,7 +67,7 @@ static rs_status slurp(char **data, size_t *len, rs_arena *arena, FILE *fp, cons
   return st;
 }
 
-static rs_status read_file(char **data, size_t *len, rs_arena *arena, const char *path,
+rs_status rs_doc_read_file(char **data, size_t *len, rs_arena *arena, const char *path,
                            size_t max_bytes, rs_error *err) {
   struct stat sb;
   rs_status st;
@@ -91,7 +91,7 @@ rs_status rs_doc_load(rs_doc *out, rs_arena *arena, const char *path, size_t max
   rs_status st;
   out->root = NULL;
   out->path = NULL;
-  st = read_file(&data, &len, arena, path, max_bytes ? max_bytes : DEFAULT_MAX_BYTES, err);
+  st = rs_doc_read_file(&data, &len, arena, path, max_bytes ? max_bytes : DEFAULT_MAX_BYTES, err);
   if (st != RS_OK)
     return st;
   st = rs_doc_parse(out, arena, path, data, len, looks_json(path, data, len), err);

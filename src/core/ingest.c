@@ -13,7 +13,8 @@
 
 /* ---- format names ---- */
 
-static const char *const format_names[] = {"auto", "native", "nvidia-smi"};
+static const char *const format_names[] = {
+    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json"};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
@@ -486,10 +487,34 @@ static void csv_options(rs_csv_options *out, const rs_ingest_options *opts) {
   out->max_record_bytes = opts ? opts->max_record_bytes : 0;
 }
 
+static bool is_export(rs_sample_format f) {
+  return f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_PROM_TEXT || f == RS_FORMAT_CLOUDWATCH;
+}
+
+rs_sample_format rs_ingest_detect_file(const char *path) {
+  char head[4096];
+  size_t got;
+  FILE *fp = fopen(path, "rb");
+  if (fp == NULL)
+    return RS_FORMAT_AUTO;
+  got = fread(head, 1, sizeof(head), fp);
+  fclose(fp);
+  return rs_export_sniff(head, got);
+}
+
 rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
                          void *ctx, rs_ingest_result *result, rs_error *err) {
   rs_csv_options copts;
   rs_csv_reader *reader = NULL;
+  rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
+  bool std_in = strcmp(path, "-") == 0;
+  if (f == RS_FORMAT_AUTO && !std_in)
+    f = rs_ingest_detect_file(path);
+  if (is_export(f) && std_in)
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                        "standard input must be CSV; save %s data to a file", rs_format_name(f));
+  if (is_export(f))
+    return rs_ingest_export_file(path, f, opts, sink, ctx, result, err);
   csv_options(&copts, opts);
   rs_status st = rs_csv_open(&reader, path, &copts, err);
   if (st != RS_OK)
@@ -504,6 +529,11 @@ rs_status rs_ingest_memory(const char *name, const char *data, size_t len,
                            rs_ingest_result *result, rs_error *err) {
   rs_csv_options copts;
   rs_csv_reader *reader = NULL;
+  rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
+  if (f == RS_FORMAT_AUTO)
+    f = rs_export_sniff(data, len);
+  if (is_export(f))
+    return rs_ingest_export(name, data, len, f, opts, sink, ctx, result, err);
   csv_options(&copts, opts);
   rs_status st = rs_csv_open_memory(&reader, name, data, len, &copts, err);
   if (st != RS_OK)

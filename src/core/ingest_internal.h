@@ -1,5 +1,7 @@
-/* Shared between ingest.c (detection, dispatch, the row loop, cell parsing)
- * and the two header readers, ingest_native.c and ingest_nvsmi.c. */
+/* Shared between ingest.c (detection, dispatch, the row loop, cell parsing),
+ * the two CSV header readers (ingest_native.c, ingest_nvsmi.c) and the
+ * readers of exported formats (ingest_export.c, ingest_json.c,
+ * ingest_promtext.c). */
 #ifndef RIGHTSIZE_INGEST_INTERNAL_H
 #define RIGHTSIZE_INGEST_INTERNAL_H
 
@@ -62,5 +64,74 @@ rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const r
                                  size_t n, const char *path, rs_error *err);
 /* The layout of csv,noheader logs: timestamp,index,utilization.gpu,memory.used,memory.total. */
 rs_status rs_ingest_nvsmi_default(rs_ingest_layout *out, rs_arena *arena, rs_error *err);
+
+/* ---- exported formats (ingest_export.c) ----
+ *
+ * Exports hold one series per metric (and per GPU); their points are
+ * collected, sorted by time, GPU and metric, and merged into rows. */
+
+typedef struct rs_export_point {
+  double t, v; /* epoch seconds; canonical value */
+  int gpu;     /* -1: not per device */
+  rs_metric metric;
+  const char *key;  /* the series' key, for messages (arena) */
+  size_t line, col; /* where the point is */
+} rs_export_point;
+
+typedef struct rs_export {
+  rs_arena *arena;
+  const char *path;
+  const rs_series_map *map; /* never NULL */
+  rs_export_point *pts;     /* malloc'd, grown by rs_export_add */
+  size_t n, cap;
+  size_t series, mapped; /* series seen, series that map to a metric */
+  const char *unmapped;  /* the first key that maps to nothing, for messages */
+  bool allow_empty;      /* an empty query_range result is no error (fetch: one query of many) */
+} rs_export;
+
+/* The content's format when it looks exported (JSON or text exposition),
+ * else RS_FORMAT_AUTO (CSV: detect from the first record). */
+rs_sample_format rs_export_sniff(const char *data, size_t len);
+
+void rs_export_init(rs_export *x, rs_arena *arena, const char *path, const rs_series_map *map);
+void rs_export_release(rs_export *x);
+
+/* The rule for a series key: *found false when nothing maps it (or a user
+ * rule ignores it). Errors (RS_INVALID at line:col) when the rule needs a
+ * mapping setting that is missing (gpu_mem_total). Counts the series. */
+rs_status rs_export_rule(rs_export *x, const char *key, rs_series_rule *out, bool *found,
+                         size_t line, size_t col, rs_error *err);
+
+/* Parses a value's text (a number, "NaN" is skipped, infinities refused),
+ * scales it by the rule and checks its range, then adds the point. */
+rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *key, int gpu,
+                        double t, const char *text, size_t len, size_t line, size_t col,
+                        rs_error *err);
+
+/* A gpu label ("0".."63") -> index; RS_INVALID at line:col otherwise. */
+rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t len, size_t line,
+                        size_t col, rs_error *err);
+
+/* Sorts the points and hands one row per (time, GPU) to sink. RS_INVALID
+ * "no samples" when nothing mapped; two series giving one metric for the
+ * same GPU at the same time are an error naming both. */
+rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t *rows,
+                         rs_error *err);
+
+/* Reads an exported format from data (the whole file) and hands its rows to
+ * sink: the entry point rs_ingest_file and rs_ingest_memory use. */
+rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sample_format format,
+                           const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                           rs_ingest_result *result, rs_error *err);
+
+/* Reads the whole of path (at most RS_INGEST_EXPORT_MAX) and does the same. */
+rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
+                                const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                                rs_ingest_result *result, rs_error *err);
+
+/* The readers: data is the whole file, NUL-terminated. */
+rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
+rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
+rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_error *err);
 
 #endif

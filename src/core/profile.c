@@ -305,22 +305,30 @@ static rs_status read_traffic(ctx *c, const rs_node *m) {
   return st;
 }
 
-static const char *const file_keys[] = {"path", "format", NULL};
+static const char *const file_keys[] = {"path", "format", "mapping", NULL};
 static const char *const rows_keys[] = {"rows", NULL};
+
+/* given, relative to the profile's directory unless absolute (arena). */
+static char *beside_profile(ctx *c, const char *given) {
+  const char *slash = strrchr(c->path, '/');
+  size_t dir = slash ? (size_t)(slash - c->path) + 1 : 0;
+  size_t len = strlen(given);
+  char *full;
+  if (given[0] == '/')
+    dir = 0;
+  full = rs_arena_alloc(c->arena, dir + len + 1);
+  if (full != NULL) {
+    memcpy(full, c->path, dir);
+    memcpy(full + dir, given, len + 1);
+  }
+  return full;
+}
 
 static rs_status resolve(ctx *c, const rs_node *n, rs_sample_file *f) {
   struct stat sb;
-  const char *slash = strrchr(c->path, '/');
-  size_t dir = slash ? (size_t)(slash - c->path) + 1 : 0;
-  size_t len = strlen(f->given);
-  char *full;
-  if (f->given[0] == '/')
-    dir = 0;
-  full = rs_arena_alloc(c->arena, dir + len + 1);
+  char *full = beside_profile(c, f->given);
   if (full == NULL)
     return nomem(c);
-  memcpy(full, c->path, dir);
-  memcpy(full + dir, f->given, len + 1);
   f->path = full;
   f->line = n->line;
   f->col = n->col;
@@ -340,6 +348,7 @@ static rs_status read_file_entry(ctx *c, const rs_node *item, rs_sample_file *f)
   const rs_node *n = item;
   rs_status st = RS_OK;
   f->format = RS_FORMAT_AUTO;
+  f->mapping = NULL;
   if (item->kind == RS_NODE_MAP) {
     st = rs_node_check_keys(item, c->path, "samples[]", file_keys, c->err);
     if (st == RS_OK)
@@ -350,10 +359,14 @@ static rs_status read_file_entry(ctx *c, const rs_node *item, rs_sample_file *f)
       st = rs_node_string(fmt, c->path, "samples[].format", &s, c->err);
       if (st == RS_OK && rs_format_from_name(&f->format, s) != RS_OK)
         st = rs_error_set(c->err, RS_INVALID, c->path, fmt->line, fmt->col,
-                          "samples[].format: unknown format '%s', expected auto, native or "
-                          "nvidia-smi",
-                          s);
+                          "samples[].format: unknown format '%s', expected " RS_FORMAT_NAMES, s);
     }
+    const rs_node *map = rs_node_get(item, "mapping");
+    const char *given = NULL;
+    if (st == RS_OK && map &&
+        (st = rs_node_string(map, c->path, "samples[].mapping", &given, c->err)) == RS_OK &&
+        (f->mapping = beside_profile(c, given)) == NULL)
+      return nomem(c);
   }
   if (st == RS_OK)
     st = rs_node_string(n, c->path, "samples[].path", &f->given, c->err);

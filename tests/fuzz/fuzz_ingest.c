@@ -1,4 +1,4 @@
-/* Fuzz target: any bytes through format detection and both sample readers
+/* Fuzz target: any bytes through format detection and every sample reader
  * into the statistics. Must never crash; errors are fine. */
 #include <stddef.h>
 #include <stdint.h>
@@ -9,13 +9,15 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const rs_sample_format formats[] = {RS_FORMAT_AUTO, RS_FORMAT_NATIVE, RS_FORMAT_NVSMI};
+  static const rs_sample_format formats[] = {RS_FORMAT_AUTO,      RS_FORMAT_NATIVE,
+                                             RS_FORMAT_NVSMI,     RS_FORMAT_PROM_JSON,
+                                             RS_FORMAT_PROM_TEXT, RS_FORMAT_CLOUDWATCH};
   for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
     rs_stats *st = NULL;
     rs_error err;
     rs_endpoint_stats out;
     rs_stats_options so = {.allow_unordered = (i == 1)};
-    rs_ingest_options io = {.format = formats[i], .max_record_bytes = 0};
+    rs_ingest_options io = {.format = formats[i], .max_record_bytes = 0, .map = NULL};
     rs_error_clear(&err);
     if (rs_stats_new(&st, &so, &err) != RS_OK)
       return 0;

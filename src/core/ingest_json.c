@@ -1,0 +1,172 @@
+/* JSON exports through the positioned document layer, so every error has
+ * FILE:LINE:COL: a Prometheus HTTP API query_range response (a matrix of
+ * labelled series) and CloudWatch get-metric-data output (docs/sources.md). */
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/doc.h"
+#include "rightsize/num.h"
+
+static rs_status parse(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
+  rs_status st = rs_doc_parse(doc, x->arena, x->path, data, len, true, err);
+  if (st == RS_OK && doc->root == NULL)
+    return rs_error_set(err, RS_INVALID, x->path, 1, 1, "empty file, expected a JSON object");
+  if (st == RS_OK)
+    st = rs_node_expect(doc->root, RS_NODE_MAP, x->path, "the response", err);
+  return st;
+}
+
+/* A key that must be there, of a kind. */
+static rs_status need(const rs_node **out, const rs_export *x, const rs_node *map, const char *key,
+                      rs_node_kind kind, const char *what, rs_error *err) {
+  *out = rs_node_get(map, key);
+  if (*out == NULL)
+    return rs_error_set(err, RS_INVALID, x->path, map->line, map->col, "missing key '%s' in %s",
+                        key, what);
+  return rs_node_expect(*out, kind, x->path, key, err);
+}
+
+/* ---- Prometheus query_range ---- */
+
+static rs_status prom_error(const rs_export *x, const rs_node *root, const rs_node *status,
+                            rs_error *err) {
+  const rs_node *type = rs_node_get(root, "errorType"), *msg = rs_node_get(root, "error");
+  return rs_error_set(err, RS_INVALID, x->path, status->line, status->col,
+                      "the query failed: %s: %s",
+                      type && type->kind == RS_NODE_SCALAR ? type->text : "error",
+                      msg && msg->kind == RS_NODE_SCALAR ? msg->text : "(no message)");
+}
+
+static rs_status prom_point(rs_export *x, const rs_series_rule *rule, const char *key, int gpu,
+                            const rs_node *pt, rs_error *err) {
+  double t;
+  const rs_node *ts, *v;
+  if (pt->kind != RS_NODE_SEQ || pt->n != 2 || pt->items[0]->kind != RS_NODE_SCALAR ||
+      pt->items[1]->kind != RS_NODE_SCALAR)
+    return rs_error_set(err, RS_INVALID, x->path, pt->line, pt->col,
+                        "expected a point [unix_seconds, \"value\"] in series '%s'", key);
+  ts = pt->items[0];
+  v = pt->items[1];
+  if (rs_num_parse_double(ts->text, ts->len, &t) != RS_OK || t < 0)
+    return rs_error_set(err, RS_INVALID, x->path, ts->line, ts->col,
+                        "expected a timestamp in unix seconds in series '%s', got '%.*s'", key,
+                        (int)(ts->len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : ts->len),
+                        ts->text);
+  return rs_export_add(x, rule, key, gpu, t, v->text, v->len, v->line, v->col, err);
+}
+
+/* The key of a series' labels: rs_metric, else __name__; NULL for neither. */
+static const rs_node *series_key(const rs_node *labels) {
+  const rs_node *k = rs_node_get(labels, "rs_metric");
+  return k ? k : rs_node_get(labels, "__name__");
+}
+
+static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err) {
+  const rs_node *labels, *values, *key, *gpu_label;
+  rs_series_rule rule;
+  bool found = false;
+  int gpu = -1;
+  rs_status st = rs_node_expect(series, RS_NODE_MAP, x->path, "data.result[]", err);
+  if (st == RS_OK)
+    st = need(&labels, x, series, "metric", RS_NODE_MAP, "a series", err);
+  if (st == RS_OK)
+    st = need(&values, x, series, "values", RS_NODE_SEQ, "a series (a query_range matrix)", err);
+  if (st != RS_OK)
+    return st;
+  key = series_key(labels);
+  if (key == NULL || key->kind != RS_NODE_SCALAR) {
+    x->series++;
+    if (x->unmapped == NULL)
+      x->unmapped = "(a series without __name__ or rs_metric label)";
+    return RS_OK;
+  }
+  st = rs_export_rule(x, key->text, &rule, &found, key->line, key->col, err);
+  if (st != RS_OK || !found)
+    return st;
+  gpu_label = rs_node_get(labels, "gpu");
+  if (gpu_label && gpu_label->kind == RS_NODE_SCALAR && rs_metric_per_device(rule.metric))
+    st = rs_export_gpu(&gpu, x, gpu_label->text, gpu_label->len, gpu_label->line, gpu_label->col,
+                       err);
+  for (size_t i = 0; st == RS_OK && i < values->n; i++)
+    st = prom_point(x, &rule, key->text, gpu, values->items[i], err);
+  return st;
+}
+
+rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err) {
+  rs_doc doc;
+  const rs_node *status, *d, *type, *result;
+  rs_status st = parse(&doc, x, data, len, err);
+  if (st == RS_OK)
+    st = need(&status, x, doc.root, "status", RS_NODE_SCALAR, "the response", err);
+  if (st != RS_OK)
+    return st;
+  if (strcmp(status->text, "success") != 0)
+    return prom_error(x, doc.root, status, err);
+  st = need(&d, x, doc.root, "data", RS_NODE_MAP, "the response", err);
+  if (st == RS_OK)
+    st = need(&type, x, d, "resultType", RS_NODE_SCALAR, "data", err);
+  if (st == RS_OK && strcmp(type->text, "matrix") != 0)
+    return rs_error_set(err, RS_INVALID, x->path, type->line, type->col,
+                        "expected resultType 'matrix' (a query_range response), got '%s'",
+                        type->text);
+  if (st == RS_OK)
+    st = need(&result, x, d, "result", RS_NODE_SEQ, "data", err);
+  if (st == RS_OK && result->n == 0 && !x->allow_empty)
+    return rs_error_set(err, RS_INVALID, x->path, result->line, result->col,
+                        "no samples: the query returned no series");
+  for (size_t i = 0; st == RS_OK && i < result->n; i++)
+    st = prom_series(x, result->items[i], err);
+  return st;
+}
+
+/* ---- CloudWatch get-metric-data ---- */
+
+static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
+  const rs_node *label, *ts, *vals;
+  rs_series_rule rule;
+  bool found = false;
+  rs_status st = rs_node_expect(res, RS_NODE_MAP, x->path, "MetricDataResults[]", err);
+  if (st != RS_OK)
+    return st;
+  label = rs_node_get(res, "Label");
+  if (label == NULL)
+    label = rs_node_get(res, "Id");
+  if (label == NULL || label->kind != RS_NODE_SCALAR)
+    return rs_error_set(err, RS_INVALID, x->path, res->line, res->col,
+                        "missing key 'Label' (or 'Id') in a metric data result");
+  st = need(&ts, x, res, "Timestamps", RS_NODE_SEQ, "a metric data result", err);
+  if (st == RS_OK)
+    st = need(&vals, x, res, "Values", RS_NODE_SEQ, "a metric data result", err);
+  if (st == RS_OK && ts->n != vals->n)
+    return rs_error_set(err, RS_INVALID, x->path, vals->line, vals->col,
+                        "'%s' has %zu values for %zu timestamps, expected one value per timestamp",
+                        label->text, vals->n, ts->n);
+  if (st == RS_OK)
+    st = rs_export_rule(x, label->text, &rule, &found, label->line, label->col, err);
+  for (size_t i = 0; st == RS_OK && found && i < ts->n; i++) {
+    const rs_node *t = ts->items[i], *v = vals->items[i];
+    double when;
+    if (t->kind != RS_NODE_SCALAR || rs_time_parse(t->text, t->len, &when) != RS_OK)
+      return rs_error_set(err, RS_INVALID, x->path, t->line, t->col,
+                          "expected an RFC 3339 timestamp in '%s'", label->text);
+    if (v->kind != RS_NODE_SCALAR || v->quoted)
+      return rs_error_set(err, RS_INVALID, x->path, v->line, v->col,
+                          "expected a number in the values of '%s'", label->text);
+    st = rs_export_add(x, &rule, label->text, -1, when, v->text, v->len, v->line, v->col, err);
+  }
+  return st;
+}
+
+rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err) {
+  rs_doc doc;
+  const rs_node *results;
+  rs_status st = parse(&doc, x, data, len, err);
+  if (st == RS_OK)
+    st = need(&results, x, doc.root, "MetricDataResults", RS_NODE_SEQ, "the response", err);
+  if (st == RS_OK && results->n == 0)
+    return rs_error_set(err, RS_INVALID, x->path, results->line, results->col,
+                        "no samples: MetricDataResults is empty");
+  for (size_t i = 0; st == RS_OK && i < results->n; i++)
+    st = cw_result(x, results->items[i], err);
+  return st;
+}
