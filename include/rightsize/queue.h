@@ -50,6 +50,11 @@ double rs_queue_wait_quantile(const rs_queue *q, double p);
  * (qp < q50, or either not positive). */
 double rs_lognormal_cv2(double q50, double qp, double p);
 
+/* The mean of a lognormal distribution whose p-quantile is qp and whose
+ * squared coefficient of variation is cv2: median = qp / exp(z_p sigma),
+ * mean = median x sqrt(1 + cv2). */
+double rs_lognormal_mean(double qp, double p, double cv2);
+
 /* The standard normal quantile z_p (Acklam's rational approximation refined
  * by one Halley step, accurate to about 1e-15 in double). */
 double rs_normal_quantile(double p);

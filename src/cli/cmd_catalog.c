@@ -356,16 +356,8 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
 /* Loads the catalog and prices it under the basis and overlay asked for. */
 static rs_status open_catalog(rs_catalog **cat, pricing *pr, rs_arena *arena, const list_opts *o,
                               rs_error *err) {
-  rs_overlay *overlay = NULL;
-  rs_status st = o->catalog ? rs_catalog_load(cat, arena, o->catalog, err)
-                            : rs_catalog_default(cat, arena, err);
-  if (st == RS_OK && o->overlay)
-    st = rs_overlay_load(&overlay, arena, o->overlay, err);
-  if (st == RS_OK)
-    st = rs_pricing_apply(*cat, o->basis, overlay, err);
   pr->basis = o->basis;
-  pr->overlay = overlay;
-  return st;
+  return rs_cli_open_catalog(cat, &pr->overlay, arena, o->catalog, o->basis, o->overlay, err);
 }
 
 static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_error *err) {

@@ -88,3 +88,8 @@ double rs_lognormal_cv2(double q50, double qp, double p) {
   double sigma = log(qp / q50) / rs_normal_quantile(p);
   return expm1(sigma * sigma);
 }
+
+double rs_lognormal_mean(double qp, double p, double cv2) {
+  double sigma = sqrt(log1p(cv2));
+  return qp / exp(rs_normal_quantile(p) * sigma) * sqrt(1.0 + cv2);
+}
