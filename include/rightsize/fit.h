@@ -24,11 +24,11 @@
 #include "rightsize/summary.h"
 
 /* Defaults (docs/model.md says why). */
-#define RS_FIT_HEADROOM 0.20      /* memory headroom over the need */
-#define RS_FIT_MAX_UTIL 0.80      /* utilization ceiling of devices, host CPU, network */
-#define RS_FIT_MAX_REPLICAS 64    /* a shape needing more is rejected */
+#define RS_FIT_HEADROOM 0.20   /* memory headroom over the need */
+#define RS_FIT_MAX_UTIL 0.80   /* utilization ceiling of devices, host CPU, network */
+#define RS_FIT_MAX_REPLICAS 64 /* a shape needing more is rejected */
 #define RS_FIT_HOURS_PER_MONTH 730.0
-#define RS_FIT_RIGHT_SIZED_PCT 10.0 /* savings below this are inside the model's error */
+#define RS_FIT_RIGHT_SIZED_PCT 10.0  /* savings below this are inside the model's error */
 #define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
 #define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
 
@@ -98,8 +98,8 @@ typedef struct rs_demand {
   /* compute on the source device */
   double busy_s; /* busy time per request on one source device; NaN unknown */
   const char *busy_basis;
-  double busy_r2;      /* of the least-squares line, NaN for the utilization law */
-  double mix_compute;  /* weight of the compute ratio (1 compute-bound, 0 memory-bound) */
+  double busy_r2;     /* of the least-squares line, NaN for the utilization law */
+  double mix_compute; /* weight of the compute ratio (1 compute-bound, 0 memory-bound) */
   /* latency on the source */
   double slo_ms;
   double slo_quantile; /* 0.99 or 0.95 */
@@ -107,8 +107,8 @@ typedef struct rs_demand {
   double service_q_ms; /* the service's own latency at the SLO quantile on the source */
   double service_p50_ms;
   double service_mean_ms; /* mean of that lognormal: what one request holds a server */
-  double cs2;          /* squared CV of service times (lognormal fit of p50 and the quantile) */
-  double device_share; /* fraction of that latency spent on the device */
+  double cs2;             /* squared CV of service times (lognormal fit of p50 and the quantile) */
+  double device_share;    /* fraction of that latency spent on the device */
   /* host */
   bool cpu_known;
   double cpu_base_vcpus, cpu_vcpu_s_per_req;
@@ -162,7 +162,7 @@ typedef struct rs_fit_result {
   size_t nfitting;
   rs_candidate *rejected; /* closest first */
   size_t nrejected;
-  bool right_sized; /* keep the current shape: nothing saves more than the error */
+  bool right_sized;     /* keep the current shape: nothing saves more than the error */
   rs_warning *warnings; /* the summary's, then the fit's own */
   size_t nwarnings;
 } rs_fit_result;

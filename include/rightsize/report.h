@@ -7,6 +7,7 @@
 #include "rightsize/buf.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
+#include "rightsize/jsonw.h"
 #include "rightsize/summary.h"
 
 #define RS_SUMMARY_JSON_SCHEMA "rightsize.profile-summary/1"
@@ -31,5 +32,10 @@ rs_status rs_report_fit_markdown(rs_buf *out, const rs_fit_result *r,
                                  const rs_report_fit_options *o);
 rs_status rs_report_fit_csv(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o);
 rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o);
+
+/* The "catalog" and "pricing" members every JSON document that prices
+ * shapes starts with (docs/json.md). */
+void rs_report_json_pricing(rs_jsonw *w, const rs_catalog *cat, rs_price_basis basis,
+                            const rs_overlay *overlay);
 
 #endif

@@ -11,6 +11,7 @@
 #include "rightsize/catalog.h"
 #include "rightsize/jsonw.h"
 #include "rightsize/pricing.h"
+#include "rightsize/report.h"
 #include "rightsize/num.h"
 
 enum {
@@ -332,19 +333,7 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
   rs_jsonw w;
   rs_jsonw_init(&w, out);
   rs_jsonw_object(&w, NULL);
-  rs_jsonw_object(&w, "catalog");
-  rs_jsonw_string(&w, "version", cat->version);
-  rs_jsonw_string(&w, "file", cat->path);
-  rs_jsonw_bool(&w, "built_in", cat->embedded);
-  rs_jsonw_string(&w, "sha256", cat->sha256);
-  rs_jsonw_string(&w, "prices_as_of", cat->prices_as_of);
-  rs_jsonw_string(&w, "currency", cat->currency);
-  rs_jsonw_end(&w, '}');
-  rs_jsonw_object(&w, "pricing");
-  rs_jsonw_string(&w, "basis", rs_price_basis_name(pr->basis));
-  rs_jsonw_string(&w, "overlay", pr->overlay ? pr->overlay->name : NULL);
-  rs_jsonw_string(&w, "overlay_file", pr->overlay ? pr->overlay->path : NULL);
-  rs_jsonw_end(&w, '}');
+  rs_report_json_pricing(&w, cat, pr->basis, pr->overlay);
   rs_jsonw_array(&w, "instances");
   for (size_t i = 0; i < n; i++)
     json_instance(&w, items[i].in);

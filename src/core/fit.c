@@ -87,12 +87,14 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
     lower(r, RS_CONF_LOW,
           rs_fit_printf(ctx, "%s data hides real peaks", rs_source_name(sum->source)));
   if (c->rows < RS_WARN_MIN_ROWS)
-    lower(r, RS_CONF_LOW, rs_fit_printf(ctx, "few samples (%llu rows)", (unsigned long long)c->rows));
+    lower(r, RS_CONF_LOW,
+          rs_fit_printf(ctx, "few samples (%llu rows)", (unsigned long long)c->rows));
   if (c->duration_s < 86400.0)
     lower(r, RS_CONF_LOW, rs_fit_printf(ctx, "%.1f h of history", c->duration_s / 3600.0));
   else if (c->duration_s + (isfinite(c->interval_s) ? c->interval_s : 0.0) < RS_WARN_HISTORY_S)
-    lower(r, RS_CONF_MEDIUM,
-          rs_fit_printf(ctx, "%.1f d of history, less than a weekly cycle", c->duration_s / 86400.0));
+    lower(
+        r, RS_CONF_MEDIUM,
+        rs_fit_printf(ctx, "%.1f d of history, less than a weekly cycle", c->duration_s / 86400.0));
   if (c->duration_s > 0 && c->gap_s > 0.05 * c->duration_s * (double)c->series)
     lower(r, RS_CONF_MEDIUM, "gaps cover more than 5% of the series");
   double pm = sum->stats.rate_peak_to_mean;
@@ -212,8 +214,9 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
     c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
     if (c->host_mem_need > in->memory_bytes) {
       reject(c, RS_CONSTRAINT_MEMORY,
-             rs_fit_printf(ctx, "needs %.1f GiB host memory for the model and the process incl. "
-                                "%.0f%% headroom > %.1f GiB",
+             rs_fit_printf(ctx,
+                           "needs %.1f GiB host memory for the model and the process incl. "
+                           "%.0f%% headroom > %.1f GiB",
                            gib(c->host_mem_need), h, gib(in->memory_bytes)),
              c->host_mem_need / in->memory_bytes);
       return false;
@@ -238,10 +241,12 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
                               "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device "
                               "(the model may not shard)",
                               gib(d->mem_need_head), h, gib(dev))
-          : shard ? rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB on all %.0f devices",
-                                  gib(d->mem_need_head), h, gib(total), count)
-                  : rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device",
-                                  gib(d->mem_need_head), h, gib(dev));
+          : shard
+              ? rs_fit_printf(ctx,
+                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB on all %.0f devices",
+                              gib(d->mem_need_head), h, gib(total), count)
+              : rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device",
+                              gib(d->mem_need_head), h, gib(dev));
       reject(c, RS_CONSTRAINT_MEMORY, why, d->mem_need_head / (shard ? total : dev));
       return false;
     }
@@ -317,8 +322,9 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   double ratio = c->is_current ? 1.0 : project(ctx, d, in, &how);
   if (isnan(ratio)) {
     reject(c, RS_CONSTRAINT_SPEC,
-           rs_fit_printf(ctx, "no compute or bandwidth figure for %s to project onto (a "
-                              "benchmark on this shape would do)",
+           rs_fit_printf(ctx,
+                         "no compute or bandwidth figure for %s to project onto (a "
+                         "benchmark on this shape would do)",
                          in->accelerator ? in->accelerator->name : in->name),
            INFINITY);
     return false;
@@ -384,12 +390,11 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
   double per_replica = lambda / (double)replicas;
   c->host_cpu_util = NAN;
   if (d->cpu_known && in->vcpus > 0)
-    c->host_cpu_util =
-        (d->cpu_base_vcpus + per_replica * d->cpu_vcpu_s_per_req) / in->vcpus;
+    c->host_cpu_util = (d->cpu_base_vcpus + per_replica * d->cpu_vcpu_s_per_req) / in->vcpus;
   c->net_util = NAN;
   double gbps = !isnan(in->network_baseline_gbps) ? in->network_baseline_gbps
-                : in->network_up_to                ? NAN
-                                                   : in->network_gbps;
+                : in->network_up_to               ? NAN
+                                                  : in->network_gbps;
   if (d->net_known && gbps > 0)
     c->net_util = (d->net_base_bps + per_replica * d->net_bytes_per_req) / (gbps * 1e9 / 8.0);
   double cpu_total = pl->cpu_target ? c->util + (isnan(c->host_cpu_util) ? 0 : c->host_cpu_util)
@@ -454,9 +459,8 @@ static void price(const rs_fit_result *res, rs_candidate *c) {
   double p = c->inst->price_usd_per_hour;
   c->usd_per_hour = p * (double)c->replicas;
   c->usd_per_month = c->usd_per_hour * RS_FIT_HOURS_PER_MONTH;
-  c->usd_per_million = res->demand.rate_mean > 0
-                           ? c->usd_per_hour / (res->demand.rate_mean * 3600.0) * 1e6
-                           : NAN;
+  c->usd_per_million =
+      res->demand.rate_mean > 0 ? c->usd_per_hour / (res->demand.rate_mean * 3600.0) * 1e6 : NAN;
   c->savings_month = (res->current_usd_hour - c->usd_per_hour) * RS_FIT_HOURS_PER_MONTH;
   c->savings_pct = (res->current_usd_hour - c->usd_per_hour) / res->current_usd_hour * 100.0;
 }
@@ -524,8 +528,9 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
   if (pl.service_q_ms > d->slo_ms) {
     reject(c, RS_CONSTRAINT_LATENCY,
-           rs_fit_printf(ctx, "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
-                              "count helps",
+           rs_fit_printf(ctx,
+                         "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
+                         "count helps",
                          pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
            pl.service_q_ms / d->slo_ms);
     if (current) {
@@ -539,12 +544,14 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   if (current) {
     first = last = (unsigned)ctx->profile->current.replicas;
   } else if (d->design_peak > 0) {
-    double need = d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
+    double need =
+        d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
     if (need > (double)last) {
       evaluate(ctx, d, c, &pl, last);
       reject(c, RS_CONSTRAINT_UTILIZATION,
-             rs_fit_printf(ctx, "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
-                                "--max-replicas %u",
+             rs_fit_printf(ctx,
+                           "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
+                           "--max-replicas %u",
                            ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
              need / (double)last);
       keep_reasons(ctx, c, &r);
@@ -641,7 +648,8 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
       &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
   for (size_t i = 0; i < ctx->sum->nwarnings; i++)
     fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
-  if (!cur->fits && (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
+  if (!cur->fits &&
+      (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
     fit_warn(ctx, res, "current-fails-memory",
              rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
   if (lat->count && lat->q[3] > d->slo_ms)
@@ -653,22 +661,25 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
   else if (!cur->fits && cur->failed != RS_CONSTRAINT_MEMORY &&
            cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC)
     fit_warn(ctx, res, "current-fails-slo",
-             rs_fit_printf(ctx, "the current deployment would not hold the design peak of %.1f "
-                                "req/s: %s",
+             rs_fit_printf(ctx,
+                           "the current deployment would not hold the design peak of %.1f "
+                           "req/s: %s",
                            d->design_peak, cur->reason));
   if (res->right_sized)
     fit_warn(ctx, res, "already-right-sized",
              res->nfitting && res->fitting[0].inst != cur->inst
-                 ? rs_fit_printf(ctx, "the best alternative saves %.1f%%, inside the model's error: "
-                                      "keep the current shape",
+                 ? rs_fit_printf(ctx,
+                                 "the best alternative saves %.1f%%, inside the model's error: "
+                                 "keep the current shape",
                                  res->fitting[0].savings_pct)
                  : "nothing cheaper fits: the current shape is already the right size");
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
     if (d->mem_need_head > 0.9 * best->mem_capacity)
       fit_warn(ctx, res, "near-memory-limit",
-               rs_fit_printf(ctx, "%s holds the model with %.0f%% of its memory free: a larger "
-                                  "batch or context will not fit",
+               rs_fit_printf(ctx,
+                             "%s holds the model with %.0f%% of its memory free: a larger "
+                             "batch or context will not fit",
                              best->inst->name, best->mem_free * 100.0));
   } else {
     fit_warn(ctx, res, "no-fit",
@@ -730,8 +741,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   qsort(res->fitting, res->nfitting, sizeof(*res->fitting), cmp_fitting);
   qsort(res->rejected, res->nrejected, sizeof(*res->rejected), cmp_rejected);
-  res->right_sized = res->current.fits &&
-                     (res->nfitting == 0 || !(res->fitting[0].savings_pct >= RS_FIT_RIGHT_SIZED_PCT));
+  res->right_sized =
+      res->current.fits &&
+      (res->nfitting == 0 || !(res->fitting[0].savings_pct >= RS_FIT_RIGHT_SIZED_PCT));
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

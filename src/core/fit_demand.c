@@ -144,10 +144,10 @@ static void demand_busy(rs_fit_ctx *ctx, rs_demand *d) {
   const rs_profile *p = ctx->profile;
   const rs_endpoint_stats *st = &ctx->sum->stats;
   double reps = (double)p->current.replicas;
-  double per_replica_rate = st->m[RS_METRIC_REQUEST_RATE].count
-                                ? st->m[RS_METRIC_REQUEST_RATE].mean /
-                                      (p->traffic.rate_per_endpoint ? reps : 1.0)
-                                : NAN;
+  double per_replica_rate =
+      st->m[RS_METRIC_REQUEST_RATE].count
+          ? st->m[RS_METRIC_REQUEST_RATE].mean / (p->traffic.rate_per_endpoint ? reps : 1.0)
+          : NAN;
   double slope_sum = 0, util_sum = 0, r2_min = 1;
   unsigned lines = 0;
   d->source_active = 0;
@@ -293,11 +293,11 @@ rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
   memset(d, 0, sizeof(*d));
   d->source = find_source(ctx->cat, p);
   if (d->source == NULL)
-    return rs_error_set(err, RS_INVALID, p->path, p->current.line, p->current.col,
-                        "current.instance: '%s' is not in catalog %s for provider %s, expected a name "
-                        "from 'rightsize catalog list --provider %s'",
-                        p->current.instance, ctx->cat->version, p->current.provider,
-                        p->current.provider);
+    return rs_error_set(
+        err, RS_INVALID, p->path, p->current.line, p->current.col,
+        "current.instance: '%s' is not in catalog %s for provider %s, expected a name "
+        "from 'rightsize catalog list --provider %s'",
+        p->current.instance, ctx->cat->version, p->current.provider, p->current.provider);
   switch (p->model.bound) {
   case RS_BOUND_COMPUTE: d->mix_compute = 1.0; break;
   case RS_BOUND_MEMORY: d->mix_compute = 0.0; break;

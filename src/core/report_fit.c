@@ -13,13 +13,14 @@
 typedef enum { OUT_TABLE, OUT_MARKDOWN, OUT_CSV } out_kind;
 
 static const char *const col_names[NCOLS] = {
-    "RANK",   "CLOUD",  "SHAPE",     "ACCELERATOR", "REPL",      "UTIL",  "P99_MS",    "MEM_FREE",
-    "USD_H",  "USD_MONTH", "USD_PER_1M", "SAVE_MONTH", "SAVE_PCT", "BOUND", "CONFIDENCE"};
+    "RANK",  "CLOUD",     "SHAPE",      "ACCELERATOR", "REPL",     "UTIL",  "P99_MS",    "MEM_FREE",
+    "USD_H", "USD_MONTH", "USD_PER_1M", "SAVE_MONTH",  "SAVE_PCT", "BOUND", "CONFIDENCE"};
 static const char *const csv_names[NCOLS] = {
-    "rank",         "provider",       "shape",         "accelerator",   "replicas",
-    "utilization",  "latency_ms",     "memory_free",   "usd_per_hour",  "usd_per_month",
-    "usd_per_million", "savings_usd_per_month", "savings_pct", "binding", "confidence"};
-static const bool col_numeric[NCOLS] = {false, false, false, false, true, true, true, true,
+    "rank",         "provider",      "shape",           "accelerator",
+    "replicas",     "utilization",   "latency_ms",      "memory_free",
+    "usd_per_hour", "usd_per_month", "usd_per_million", "savings_usd_per_month",
+    "savings_pct",  "binding",       "confidence"};
+static const bool col_numeric[NCOLS] = {false, false, false, false, true, true,  true, true,
                                         true,  true,  true,  true,  true, false, false};
 
 typedef struct cells {
@@ -63,8 +64,7 @@ static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
   fmt(r->c[10], c->usd_per_million, raw ? 4 : 2, "", none);
   fmt(r->c[11], rank == 0 ? NAN : c->savings_month, 2, "", none);
   fmt(r->c[12], rank == 0 ? NAN : c->savings_pct, raw ? 2 : 1, raw ? "" : "%", none);
-  snprintf(r->c[13], 48, "%s",
-           c->fits ? rs_constraint_name(c->binding) : raw ? "" : "fails");
+  snprintf(r->c[13], 48, "%s", c->fits ? rs_constraint_name(c->binding) : raw ? "" : "fails");
   snprintf(r->c[14], 48, "%s", rs_confidence_name(c->confidence));
 }
 
@@ -189,8 +189,8 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   put_money(out, r->current_usd_hour * RS_FIT_HOURS_PER_MONTH);
   rs_buf_printf(out, " $/month%s", eol);
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
-                post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB,
-                o->headroom * 100.0, eol);
+                post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB, o->headroom * 100.0,
+                eol);
   rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
                 d->design_peak, d->peak_basis, d->rate_mean);
   if (isfinite(d->observed_peak))
@@ -206,14 +206,15 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   if (isfinite(d->busy_r2))
     rs_buf_printf(out, ", R2 %.2f", d->busy_r2);
   rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
-  rs_buf_printf(out, "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
-                     "cs2 %.2f; ceiling %.0f%%%s",
+  rs_buf_printf(out,
+                "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
+                "cs2 %.2f; ceiling %.0f%%%s",
                 pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
                 d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
 }
 
 static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
-                               const char *post) {
+                               const char *post, const char *eol) {
   if (r->nfitting == 0) {
     rs_buf_printf(out, "%sno fit%s: no allowed shape meets every constraint; the closest:\n", pre,
                   post);
@@ -225,20 +226,19 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
   }
   const rs_candidate *b = &r->fitting[0];
   if (r->right_sized)
-    rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized\n", pre, post,
+    rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
                   r->summary->profile->current.instance,
-                  (unsigned long long)r->summary->profile->current.replicas);
+                  (unsigned long long)r->summary->profile->current.replicas, eol);
   else if (b->savings_month >= 0)
-    rs_buf_printf(out,
-                  "%sverdict%s    %s %s x%u: %.2f $/month, saves %.2f $/month (%.1f%%)\n",
-                  pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
-                  b->savings_month, b->savings_pct);
+    rs_buf_printf(out, "%sverdict%s    %s %s x%u: %.2f $/month, saves %.2f $/month (%.1f%%)%s", pre,
+                  post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
+                  b->savings_month, b->savings_pct, eol);
   else
     rs_buf_printf(out,
                   "%sverdict%s    %s %s x%u: %.2f $/month, %.2f $/month (%.1f%%) more than now: "
-                  "the current deployment does not hold the demand\n",
+                  "the current deployment does not hold the demand%s",
                   pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
-                  -b->savings_month, -b->savings_pct);
+                  -b->savings_month, -b->savings_pct, eol);
   rs_buf_printf(out, "%sbound by%s   %s; confidence %s", pre, post, rs_constraint_name(b->binding),
                 rs_confidence_name(b->confidence));
   for (size_t i = 0; i < b->nreasons; i++)
@@ -267,15 +267,17 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
     double cap = r->opts.max_util * 100.0;
     rs_buf_printf(out, markdown ? "\n**Margins of %s x%u**\n\n" : "\nmargins of %s x%u\n",
                   b->inst->name, b->replicas);
-    rs_buf_printf(out, "%smemory       %.2f GiB needed incl. headroom of %.2f GiB per server "
-                       "(%u device%s): %.0f%% free before headroom\n",
+    rs_buf_printf(out,
+                  "%smemory       %.2f GiB needed incl. headroom of %.2f GiB per server "
+                  "(%u device%s): %.0f%% free before headroom\n",
                   item, d->mem_need_head / GIB, b->mem_capacity / GIB, b->devices_per_server,
                   b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
     rs_buf_printf(out, "%sutilization  %.1f%% at %.2f req/s over %u server%s, ceiling %.0f%%\n",
                   item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
                   cap);
-    rs_buf_printf(out, "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
-                       "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
+    rs_buf_printf(out,
+                  "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
+                  "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
                   item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
                   b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
     if (isfinite(b->host_cpu_util))
@@ -303,31 +305,31 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
   }
 }
 
-rs_status rs_report_fit_table(rs_buf *out, const rs_fit_result *r,
-                              const rs_report_fit_options *o) {
-  put_header(out, r, "", "", "\n");
+/* The table and the Markdown share one layout; Markdown bolds the labels
+ * and ends lines with a hard break. */
+static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
+                            bool md) {
+  const char *mark = md ? "**" : "", *eol = md ? "  \n" : "\n";
+  if (md)
+    rs_buf_printf(out, "### rightsize: %s\n\n", r->summary->profile->endpoint);
+  put_header(out, r, mark, mark, eol);
   rs_buf_puts(out, "\n");
-  put_rows(out, r, o, OUT_TABLE);
+  put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);
   rs_buf_puts(out, "\n");
-  put_recommendation(out, r, "", "");
+  put_recommendation(out, r, mark, mark, eol);
   if (o->explain)
-    put_explain(out, r, false);
-  put_warnings(out, r, false);
+    put_explain(out, r, md);
+  put_warnings(out, r, md);
   return out->failed ? RS_NOMEM : RS_OK;
+}
+
+rs_status rs_report_fit_table(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
+  return put_report(out, r, o, false);
 }
 
 rs_status rs_report_fit_markdown(rs_buf *out, const rs_fit_result *r,
                                  const rs_report_fit_options *o) {
-  rs_buf_printf(out, "### rightsize: %s\n\n", r->summary->profile->endpoint);
-  put_header(out, r, "**", "**", "  \n");
-  rs_buf_puts(out, "\n");
-  put_rows(out, r, o, OUT_MARKDOWN);
-  rs_buf_puts(out, "\n");
-  put_recommendation(out, r, "**", "**");
-  if (o->explain)
-    put_explain(out, r, true);
-  put_warnings(out, r, true);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return put_report(out, r, o, true);
 }
 
 rs_status rs_report_fit_csv(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {

@@ -104,8 +104,7 @@ static void json_demand(rs_jsonw *w, const rs_fit_result *r) {
   rs_jsonw_end(w, '}');
 }
 
-rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r,
-                             const rs_report_fit_options *o) {
+rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
   const rs_profile *p = r->summary->profile;
   const rs_catalog *cat = r->catalog;
   const rs_fit_options *fo = &r->opts;
@@ -117,18 +116,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r,
   rs_jsonw_string(&w, "rightsize_version", rs_version());
   rs_jsonw_string(&w, "endpoint", p->endpoint);
   rs_jsonw_string(&w, "profile", p->path);
-  rs_jsonw_object(&w, "catalog");
-  rs_jsonw_string(&w, "version", cat->version);
-  rs_jsonw_string(&w, "file", cat->path);
-  rs_jsonw_bool(&w, "built_in", cat->embedded);
-  rs_jsonw_string(&w, "sha256", cat->sha256);
-  rs_jsonw_string(&w, "prices_as_of", cat->prices_as_of);
-  rs_jsonw_end(&w, '}');
-  rs_jsonw_object(&w, "pricing");
-  rs_jsonw_string(&w, "basis", rs_price_basis_name(r->basis));
-  rs_jsonw_string(&w, "currency", cat->currency);
-  rs_jsonw_string(&w, "overlay", r->overlay ? r->overlay->name : NULL);
-  rs_jsonw_end(&w, '}');
+  rs_report_json_pricing(&w, cat, r->basis, r->overlay);
   rs_jsonw_object(&w, "options");
   rs_jsonw_number(&w, "headroom", fo->headroom);
   rs_jsonw_number(&w, "max_utilization", fo->max_util);
@@ -179,4 +167,21 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r,
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
   return out->failed ? RS_NOMEM : RS_OK;
+}
+
+void rs_report_json_pricing(rs_jsonw *w, const rs_catalog *cat, rs_price_basis basis,
+                            const rs_overlay *overlay) {
+  rs_jsonw_object(w, "catalog");
+  rs_jsonw_string(w, "version", cat->version);
+  rs_jsonw_string(w, "file", cat->path);
+  rs_jsonw_bool(w, "built_in", cat->embedded);
+  rs_jsonw_string(w, "sha256", cat->sha256);
+  rs_jsonw_string(w, "prices_as_of", cat->prices_as_of);
+  rs_jsonw_string(w, "currency", cat->currency);
+  rs_jsonw_end(w, '}');
+  rs_jsonw_object(w, "pricing");
+  rs_jsonw_string(w, "basis", rs_price_basis_name(basis));
+  rs_jsonw_string(w, "overlay", overlay ? overlay->name : NULL);
+  rs_jsonw_string(w, "overlay_file", overlay ? overlay->path : NULL);
+  rs_jsonw_end(w, '}');
 }

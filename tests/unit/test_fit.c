@@ -120,7 +120,7 @@ static void test_demand(void **state) {
   rs_fit_result *r = fit_ok(&w, *state);
   const rs_demand *d = &r->demand;
   assert_string_equal(d->source->name, "p3.2xlarge");
-  assert_rel(d->busy_s, 0.010, 1e-12);   /* slope 1 %/(req/s) = 10 ms per request */
+  assert_rel(d->busy_s, 0.010, 1e-12);     /* slope 1 %/(req/s) = 10 ms per request */
   assert_rel(d->design_peak, 20.0, 1e-12); /* p99 by default */
   assert_rel(d->rate_mean, 10.0, 1e-12);
   assert_rel(d->mem_need, 3 * GIB, 1e-12);
@@ -174,7 +174,8 @@ static void test_projection(void **state) {
     /* busy 10 ms > p50 5 ms: the device holds the whole latency */
     assert_rel(c->service_q_ms, r->demand.service_q_ms * cases[i].ratio, 1e-12);
     assert_rel(c->util, 20.0 * c->service_s / c->servers, 1e-12);
-    assert_true(c->confidence == (cases[i].bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM));
+    assert_true(c->confidence ==
+                (cases[i].bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM));
     /* latency = service + the Allen-Cunneen p99 wait at that count */
     rs_queue q = {c->servers, 20.0, c->queue_s, 1.0, r->demand.cs2};
     assert_rel(c->latency_q_ms, c->service_q_ms + rs_queue_wait_quantile(&q, 0.99) * 1e3, 1e-9);
