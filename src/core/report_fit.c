@@ -101,8 +101,12 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
   for (size_t i = 0; i + 1 < n; i++)
     row_cells(&rows[i], &r->fitting[i], i + 1, kind == OUT_CSV);
   row_cells(&rows[n - 1], &r->current, 0, kind == OUT_CSV);
+  const char *names[NCOLS];
+  memcpy(names, col_names, sizeof(names));
+  if (r->demand.slo_quantile < 0.99)
+    names[6] = "P95_MS";
   for (int k = 0; k < NCOLS; k++) {
-    width[k] = (int)strlen(col_names[k]);
+    width[k] = (int)strlen(names[k]);
     for (size_t i = 0; i < n; i++)
       if ((int)strlen(rows[i].c[k]) > width[k])
         width[k] = (int)strlen(rows[i].c[k]);
@@ -111,9 +115,9 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
     if (kind == OUT_CSV)
       rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
     else if (kind == OUT_MARKDOWN)
-      rs_buf_printf(out, "| %s ", col_names[k]);
+      rs_buf_printf(out, "| %s ", names[k]);
     else
-      rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], col_names[k]);
+      rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], names[k]);
   }
   rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
   if (kind == OUT_MARKDOWN) {
