@@ -102,6 +102,7 @@ typedef struct rs_profile {
     const char *instance;
     const char *region; /* NULL when absent */
     uint64_t replicas;  /* >= 1 */
+    size_t line, col;   /* where the profile names the instance */
   } current;
   struct {
     double latency_p99_ms; /* NaN when absent */
@@ -110,6 +111,10 @@ typedef struct rs_profile {
   struct {
     double peak_rps; /* design peak override; NaN when absent */
     double growth;   /* multiplier on peak; 1 when absent */
+    /* The samples' request_rate is the whole endpoint's ("endpoint") rather
+     * than one replica's ("replica", the default: samples come from one
+     * machine, as its GPU metrics do). */
+    bool rate_per_endpoint;
   } traffic;
   rs_data_source source;
   rs_sample_file *files;

@@ -56,10 +56,23 @@ typedef struct rs_coverage {
   uint64_t duplicates;   /* rows with the same time as the previous row of their series */
 } rs_coverage;
 
+/* A least-squares line y = intercept + slope x over the rows that carry
+ * both values (x is always the request rate): the utilization law with an
+ * idle baseline. n is 0 when no row carried both; slope and intercept are
+ * NaN when fewer than two distinct x were seen. */
+typedef struct rs_linear_fit {
+  uint64_t n;
+  double x_mean, y_mean;
+  double x_stddev;
+  double slope, intercept;
+  double r2; /* coefficient of determination; NaN when y is constant */
+} rs_linear_fit;
+
 typedef struct rs_device_stats {
   int index;                          /* GPU index */
   rs_metric_stats m[RS_METRIC_COUNT]; /* only per-device metrics are filled */
   rs_window_stats mem_windows;        /* per-window peaks of GPU_MEM_USED */
+  rs_linear_fit util_vs_rate;         /* GPU_UTIL (%) against REQUEST_RATE on the same rows */
 } rs_device_stats;
 
 typedef struct rs_endpoint_stats {
@@ -74,6 +87,8 @@ typedef struct rs_endpoint_stats {
    * the coefficient of variation (stddev / mean); NaN when mean is 0 or the
    * rate is absent. */
   double rate_peak_to_mean, rate_p99_to_mean, rate_cv;
+  /* Host metrics against the request rate on the same rows. */
+  rs_linear_fit cpu_vs_rate, net_rx_vs_rate, net_tx_vs_rate;
 } rs_endpoint_stats;
 
 typedef struct rs_stats rs_stats;

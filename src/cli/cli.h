@@ -7,7 +7,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rightsize/arena.h"
+#include "rightsize/catalog.h"
 #include "rightsize/error.h"
+#include "rightsize/pricing.h"
 
 typedef struct rs_cli_option {
   const char *name; /* long name without "--" */
@@ -43,6 +46,7 @@ typedef struct rs_cli_command {
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
+extern const rs_cli_command rs_cmd_recommend;
 extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
@@ -69,5 +73,11 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 
 /* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);
+
+/* Loads --catalog (or the built-in catalog) and prices it under basis with
+ * the overlay file, if any (cli_catalog.c). */
+rs_status rs_cli_open_catalog(rs_catalog **cat, const rs_overlay **overlay, rs_arena *arena,
+                              const char *catalog_path, rs_price_basis basis,
+                              const char *overlay_path, rs_error *err);
 
 #endif

@@ -11,6 +11,7 @@
 #include "rightsize/catalog.h"
 #include "rightsize/jsonw.h"
 #include "rightsize/pricing.h"
+#include "rightsize/report.h"
 #include "rightsize/num.h"
 
 enum {
@@ -332,19 +333,7 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
   rs_jsonw w;
   rs_jsonw_init(&w, out);
   rs_jsonw_object(&w, NULL);
-  rs_jsonw_object(&w, "catalog");
-  rs_jsonw_string(&w, "version", cat->version);
-  rs_jsonw_string(&w, "file", cat->path);
-  rs_jsonw_bool(&w, "built_in", cat->embedded);
-  rs_jsonw_string(&w, "sha256", cat->sha256);
-  rs_jsonw_string(&w, "prices_as_of", cat->prices_as_of);
-  rs_jsonw_string(&w, "currency", cat->currency);
-  rs_jsonw_end(&w, '}');
-  rs_jsonw_object(&w, "pricing");
-  rs_jsonw_string(&w, "basis", rs_price_basis_name(pr->basis));
-  rs_jsonw_string(&w, "overlay", pr->overlay ? pr->overlay->name : NULL);
-  rs_jsonw_string(&w, "overlay_file", pr->overlay ? pr->overlay->path : NULL);
-  rs_jsonw_end(&w, '}');
+  rs_report_json_pricing(&w, cat, pr->basis, pr->overlay);
   rs_jsonw_array(&w, "instances");
   for (size_t i = 0; i < n; i++)
     json_instance(&w, items[i].in);
@@ -356,16 +345,8 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
 /* Loads the catalog and prices it under the basis and overlay asked for. */
 static rs_status open_catalog(rs_catalog **cat, pricing *pr, rs_arena *arena, const list_opts *o,
                               rs_error *err) {
-  rs_overlay *overlay = NULL;
-  rs_status st = o->catalog ? rs_catalog_load(cat, arena, o->catalog, err)
-                            : rs_catalog_default(cat, arena, err);
-  if (st == RS_OK && o->overlay)
-    st = rs_overlay_load(&overlay, arena, o->overlay, err);
-  if (st == RS_OK)
-    st = rs_pricing_apply(*cat, o->basis, overlay, err);
   pr->basis = o->basis;
-  pr->overlay = overlay;
-  return st;
+  return rs_cli_open_catalog(cat, &pr->overlay, arena, o->catalog, o->basis, o->overlay, err);
 }
 
 static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_error *err) {

@@ -257,8 +257,11 @@ static rs_status read_current(ctx *c, const rs_node *m) {
     c->p->current.provider = provider_names[idx];
   if (st == RS_OK)
     st = require(c, m, "instance", "current", &n);
-  if (st == RS_OK)
+  if (st == RS_OK) {
     st = rs_node_string(n, c->path, "current.instance", &c->p->current.instance, c->err);
+    c->p->current.line = n->line;
+    c->p->current.col = n->col;
+  }
   if (st == RS_OK)
     st = opt_uint(c, m, "replicas", "current.replicas", 1, 1, &c->p->current.replicas);
   if (st == RS_OK)
@@ -267,7 +270,8 @@ static rs_status read_current(ctx *c, const rs_node *m) {
 }
 
 static const char *const slo_keys[] = {"latency_p99", "latency_p95", NULL};
-static const char *const traffic_keys[] = {"peak_rps", "growth", NULL};
+static const char *const traffic_keys[] = {"peak_rps", "growth", "rate_scope", NULL};
+static const char *const scope_names[] = {"replica", "endpoint"};
 
 static rs_status read_slo(ctx *c, const rs_node *m) {
   rs_status st = rs_node_expect(m, RS_NODE_MAP, c->path, "slo", c->err);
@@ -302,6 +306,11 @@ static rs_status read_traffic(ctx *c, const rs_node *m) {
     st = opt_positive(c, m, "peak_rps", "traffic.peak_rps", NAN, &c->p->traffic.peak_rps);
   if (st == RS_OK)
     st = opt_positive(c, m, "growth", "traffic.growth", 1.0, &c->p->traffic.growth);
+  const rs_node *n = rs_node_get(m, "rate_scope");
+  unsigned idx = 0;
+  if (st == RS_OK && n != NULL &&
+      (st = one_of(c, n, "traffic.rate_scope", scope_names, 2, &idx)) == RS_OK)
+    c->p->traffic.rate_per_endpoint = idx == 1;
   return st;
 }
 

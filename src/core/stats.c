@@ -22,6 +22,16 @@ typedef struct acc {
   size_t nvals, avals;
 } acc;
 
+/* Co-moments of (x, y) pairs, updated one pair at a time (Welford). */
+typedef struct pair {
+  uint64_t n;
+  double mx, my, cxx, cxy, cyy;
+} pair;
+
+/* Host metrics paired with the request rate, in this order. */
+static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_METRIC_NET_TX};
+#define NHOST_PAIRS (sizeof(host_pairs) / sizeof(host_pairs[0]))
+
 typedef struct window {
   bool open;
   double idx, max;
@@ -35,6 +45,8 @@ struct rs_stats {
   bool dev_seen[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
+  pair dev_load[NSLOTS];       /* GPU_UTIL against REQUEST_RATE */
+  pair host_load[NHOST_PAIRS]; /* host_pairs[] against REQUEST_RATE */
   /* coverage, per series = (current file, device slot) */
   bool has_last[NSLOTS];
   double last_t[NSLOTS];
@@ -187,6 +199,30 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
   return RS_OK;
 }
 
+static void pair_add(pair *p, double x, double y) {
+  p->n++;
+  double dx = x - p->mx;
+  p->mx += dx / (double)p->n;
+  double dy = y - p->my;
+  p->my += dy / (double)p->n;
+  p->cxx += dx * (x - p->mx);
+  p->cxy += dx * (y - p->my);
+  p->cyy += dy * (y - p->my);
+}
+
+/* Rows carrying the request rate also feed the load lines. */
+static void pairs_add(rs_stats *st, const rs_sample *s, int slot) {
+  const uint32_t rate_bit = 1u << RS_METRIC_REQUEST_RATE;
+  if (!(s->present & rate_bit))
+    return;
+  double x = s->v[RS_METRIC_REQUEST_RATE];
+  if (s->present & (1u << RS_METRIC_GPU_UTIL))
+    pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL]);
+  for (size_t i = 0; i < NHOST_PAIRS; i++)
+    if (s->present & (1u << host_pairs[i]))
+      pair_add(&st->host_load[i], x, s->v[host_pairs[i]]);
+}
+
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
@@ -195,6 +231,7 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   if (rc != RS_OK)
     return rc;
   st->rows++;
+  pairs_add(st, s, slot);
   if (s->t < st->first)
     st->first = s->t;
   if (s->t > st->last)
@@ -303,6 +340,34 @@ static void shape_finish(rs_endpoint_stats *out) {
   }
 }
 
+static void pair_finish(const pair *p, rs_linear_fit *out) {
+  out->n = p->n;
+  out->x_mean = p->n ? p->mx : NAN;
+  out->y_mean = p->n ? p->my : NAN;
+  out->x_stddev = p->n > 1 ? sqrt(p->cxx / (double)(p->n - 1)) : NAN;
+  out->slope = out->intercept = out->r2 = NAN;
+  if (p->n < 2 || !(p->cxx > 0))
+    return;
+  out->slope = p->cxy / p->cxx;
+  out->intercept = p->my - out->slope * p->mx;
+  if (p->cyy > 0)
+    out->r2 = p->cxy * p->cxy / (p->cxx * p->cyy);
+}
+
+/* Chan et al.'s combination of co-moments. */
+static void pair_merge(pair *dst, const pair *src) {
+  if (src->n == 0)
+    return;
+  double n = (double)(dst->n + src->n), dx = src->mx - dst->mx, dy = src->my - dst->my;
+  double w = (double)dst->n * (double)src->n / n;
+  dst->cxx += src->cxx + dx * dx * w;
+  dst->cxy += src->cxy + dx * dy * w;
+  dst->cyy += src->cyy + dy * dy * w;
+  dst->mx += dx * (double)src->n / n;
+  dst->my += dy * (double)src->n / n;
+  dst->n += src->n;
+}
+
 static rs_status acc_merge(acc *dst, const acc *src, size_t cap);
 
 /* The pooled view of metric m: its own accumulator, or for a per-device
@@ -342,6 +407,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
       if (rs_metric_per_device((rs_metric)m))
         acc_finish(&st->dev[d][m], st->o.exact, &ds->m[m]);
     }
+    pair_finish(&st->dev_load[d], &ds->util_vs_rate);
     rc = window_finish(&st->dev_mem[d], st->o.window_s, &ds->mem_windows);
     const rs_metric_stats *mem = &ds->m[RS_METRIC_GPU_MEM_USED];
     if (mem->count > 0 && mem->max > best) {
@@ -357,6 +423,9 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   if (out->busiest_device < 0)
     out->gpu_mem_windows.window_s = st->o.window_s;
   shape_finish(out);
+  pair_finish(&st->host_load[0], &out->cpu_vs_rate);
+  pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
+  pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
   return RS_OK;
 }
 
@@ -407,8 +476,11 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
                         cap);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     dst->dev_seen[d] = dst->dev_seen[d] || src->dev_seen[d];
+    pair_merge(&dst->dev_load[d], &src->dev_load[d]);
     rc = window_merge(&dst->dev_mem[d], &src->dev_mem[d]);
   }
+  for (size_t i = 0; i < NHOST_PAIRS; i++)
+    pair_merge(&dst->host_load[i], &src->host_load[i]);
   if (rc == RS_OK)
     rc = window_merge(&dst->host_mem, &src->host_mem);
   if (rc == RS_OK)

@@ -389,6 +389,55 @@ static void test_rate_shape(void **state) {
   rs_stats_free(st);
 }
 
+/* The load lines: y = a + b x recovered exactly from exact data, noise
+ * gives the least-squares answer, rows without a rate do not count. */
+static void test_load_lines(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  rng r = {5};
+  for (int i = 0; i < 1000; i++) {
+    double x = 1.0 + 30.0 * rng_uniform(&r);
+    rs_sample s = row(T0 + 60.0 * i, 0, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, x);
+    put(&s, RS_METRIC_GPU_UTIL, 1.1 + 1.38 * x);
+    put(&s, RS_METRIC_CPU_UTIL, 4.4 + 0.24 * x + rng_normal(&r));
+    put(&s, RS_METRIC_NET_RX, 110000.0 * x);
+    add_ok(st, &s);
+    rs_sample idle = row(T0 + 60.0 * i, 1, (size_t)i + 2); /* no rate: not paired */
+    put(&idle, RS_METRIC_GPU_UTIL, 0.0);
+    add_ok(st, &idle);
+  }
+  finish_ok(st, &out);
+  const rs_linear_fit *g = &out.devices[0].util_vs_rate;
+  assert_int_equal(g->n, 1000);
+  assert_close(g->slope, 1.38, 1e-9);
+  assert_close(g->intercept, 1.1, 1e-9);
+  assert_close(g->r2, 1.0, 1e-9);
+  assert_int_equal(out.devices[1].util_vs_rate.n, 0);
+  assert_true(isnan(out.devices[1].util_vs_rate.slope));
+  assert_close(out.cpu_vs_rate.slope, 0.24, 0.05);
+  assert_close(out.cpu_vs_rate.intercept, 4.4, 0.05);
+  assert_true(out.cpu_vs_rate.r2 > 0.5 && out.cpu_vs_rate.r2 < 1.0);
+  assert_close(out.net_rx_vs_rate.slope, 110000.0, 1e-9);
+  assert_int_equal(out.net_tx_vs_rate.n, 0);
+  rs_stats_free(st);
+
+  /* A constant rate has no slope. */
+  st = make(NULL);
+  for (int i = 0; i < 5; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, 3.0);
+    put(&s, RS_METRIC_CPU_UTIL, 10.0 + i);
+    add_ok(st, &s);
+  }
+  finish_ok(st, &out);
+  assert_int_equal(out.cpu_vs_rate.n, 5);
+  assert_true(isnan(out.cpu_vs_rate.slope) && isnan(out.cpu_vs_rate.r2));
+  assert_close(out.cpu_vs_rate.y_mean, 12.0, 1e-15);
+  rs_stats_free(st);
+}
+
 /* Rows of file f (0 or 1): two devices, several metrics, a gap. */
 static void feed_file(rs_stats *st, int f, rng *r) {
   rs_stats_begin_file(st, f ? "data/b.csv" : "data/a.csv");
@@ -401,8 +450,11 @@ static void feed_file(rs_stats *st, int f, rng *r) {
       put(&s, RS_METRIC_GPU_UTIL, 100.0 * rng_uniform(r));
       put(&s, RS_METRIC_HOST_MEM_USED, (50.0 + rng_uniform(r)) * GIB);
       put(&s, RS_METRIC_LATENCY_P95, rng_lognormal(r, 3.0, 1.0));
-      if (d == 0)
-        put(&s, RS_METRIC_REQUEST_RATE, rng_lognormal(r, 2.0, 0.5));
+      if (d == 0) {
+        double x = rng_lognormal(r, 2.0, 0.5);
+        put(&s, RS_METRIC_REQUEST_RATE, x);
+        put(&s, RS_METRIC_CPU_UTIL, 3.0 + 0.5 * x + rng_uniform(r));
+      }
       add_ok(st, &s);
     }
   }
@@ -425,8 +477,14 @@ static void check_same(const rs_endpoint_stats *a, const rs_endpoint_stats *b) {
     for (int q = 0; q < RS_QUANTILE_COUNT; q++)
       assert_true(x->q[q] == y->q[q]);
   }
+  assert_int_equal(a->cpu_vs_rate.n, b->cpu_vs_rate.n);
+  assert_close(a->cpu_vs_rate.slope, b->cpu_vs_rate.slope, 1e-9);
+  assert_close(a->cpu_vs_rate.intercept, b->cpu_vs_rate.intercept, 1e-9);
   for (size_t d = 0; d < a->ndevices; d++) {
     assert_int_equal(a->devices[d].index, b->devices[d].index);
+    assert_int_equal(a->devices[d].util_vs_rate.n, b->devices[d].util_vs_rate.n);
+    if (a->devices[d].util_vs_rate.n > 1)
+      assert_close(a->devices[d].util_vs_rate.slope, b->devices[d].util_vs_rate.slope, 1e-9);
     assert_memory_equal(&a->devices[d].mem_windows, &b->devices[d].mem_windows,
                         sizeof(a->devices[d].mem_windows));
     assert_int_equal(a->devices[d].m[RS_METRIC_GPU_UTIL].count,
@@ -531,13 +589,21 @@ static void test_memory_flat(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_moments_exact),    cmocka_unit_test(test_levels),
-      cmocka_unit_test(test_sketch_vs_exact),  cmocka_unit_test(test_exact_cap),
-      cmocka_unit_test(test_per_device_split), cmocka_unit_test(test_gpu_minus_one),
-      cmocka_unit_test(test_coverage),         cmocka_unit_test(test_coverage_empty),
-      cmocka_unit_test(test_backwards_error),  cmocka_unit_test(test_window_peaks),
-      cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_merge_equals_one),
-      cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
+      cmocka_unit_test(test_moments_exact),
+      cmocka_unit_test(test_levels),
+      cmocka_unit_test(test_sketch_vs_exact),
+      cmocka_unit_test(test_exact_cap),
+      cmocka_unit_test(test_per_device_split),
+      cmocka_unit_test(test_gpu_minus_one),
+      cmocka_unit_test(test_coverage),
+      cmocka_unit_test(test_coverage_empty),
+      cmocka_unit_test(test_backwards_error),
+      cmocka_unit_test(test_window_peaks),
+      cmocka_unit_test(test_rate_shape),
+      cmocka_unit_test(test_load_lines),
+      cmocka_unit_test(test_merge_equals_one),
+      cmocka_unit_test(test_merge_exact_cap),
+      cmocka_unit_test(test_sink),
       cmocka_unit_test(test_memory_flat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

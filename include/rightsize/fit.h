@@ -1,0 +1,179 @@
+/* The fit engine behind `rightsize recommend` (docs/model.md).
+ *
+ * From an endpoint summary (its profile and statistics) it derives the
+ * demand once: memory per device, busy time per request on the source
+ * device, the latency the service adds, host CPU and network per request,
+ * the design peak. Then every catalog shape the model may run on is fitted:
+ * memory must fit a device (or a shard group of devices), the busy time is
+ * projected onto the target device, and the smallest replica count is found
+ * that keeps utilization under a ceiling, the SLO's latency quantile under
+ * the SLO (service time plus Erlang C queueing), host CPU and baseline
+ * network under the ceiling. Fitting shapes are ranked by monthly cost; every
+ * rejected shape keeps the one reason it failed. Everything lives in the
+ * arena passed in; nothing here prints. */
+#ifndef RIGHTSIZE_FIT_H
+#define RIGHTSIZE_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rightsize/arena.h"
+#include "rightsize/catalog.h"
+#include "rightsize/error.h"
+#include "rightsize/pricing.h"
+#include "rightsize/summary.h"
+
+/* Defaults (docs/model.md says why). */
+#define RS_FIT_HEADROOM 0.20   /* memory headroom over the need */
+#define RS_FIT_MAX_UTIL 0.80   /* utilization ceiling of devices, host CPU, network */
+#define RS_FIT_MAX_REPLICAS 64 /* a shape needing more is rejected */
+#define RS_FIT_HOURS_PER_MONTH 730.0
+#define RS_FIT_RIGHT_SIZED_PCT 10.0  /* savings below this are inside the model's error */
+#define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
+#define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
+
+/* Constraints: what bound a replica count, or why a shape was rejected. */
+#define RS_CONSTRAINT_MAP(X)                                                                       \
+  X(NONE, "none")                                                                                  \
+  X(MEMORY, "memory")                                                                              \
+  X(HOST_MEMORY, "host-memory")                                                                    \
+  X(UTILIZATION, "utilization")                                                                    \
+  X(LATENCY, "latency")                                                                            \
+  X(HOST_CPU, "host-cpu")                                                                          \
+  X(NETWORK, "network")                                                                            \
+  X(PRICE, "price")                                                                                \
+  X(SPEC, "spec")
+
+typedef enum {
+#define RS_CONSTRAINT_ENUM(name, key) RS_CONSTRAINT_##name,
+  RS_CONSTRAINT_MAP(RS_CONSTRAINT_ENUM)
+#undef RS_CONSTRAINT_ENUM
+      RS_CONSTRAINT_COUNT
+} rs_constraint;
+
+const char *rs_constraint_name(rs_constraint c);
+
+typedef enum { RS_CONF_LOW, RS_CONF_MEDIUM, RS_CONF_HIGH } rs_confidence;
+const char *rs_confidence_name(rs_confidence c);
+
+/* How the design peak is chosen from the request-rate samples. */
+typedef enum { RS_PEAK_P95, RS_PEAK_P99, RS_PEAK_MAX, RS_PEAK_RPS } rs_peak_kind;
+
+/* "p95", "p99", "max" or a rate ("25", "25rps") -> kind (and rps). RS_USAGE otherwise. */
+rs_status rs_peak_parse(const char *text, rs_peak_kind *kind, double *rps);
+
+typedef struct rs_fit_options {
+  double headroom;        /* fraction over the need; RS_FIT_HEADROOM */
+  double max_util;        /* fraction; RS_FIT_MAX_UTIL */
+  double slo_ms;          /* NaN: the profile's SLO */
+  bool slo_p95;           /* slo_ms is a p95 target (else p99) */
+  bool peak_set;          /* peak/peak_rps given by the user, over the profile */
+  rs_peak_kind peak;      /* RS_PEAK_P99 unless peak_set or the profile says peak_rps */
+  double peak_rps;        /* for RS_PEAK_RPS */
+  unsigned families;      /* RS_FAMILY_* allowed; 0: the profile's */
+  const char **providers; /* NULL: the current deployment's provider only */
+  size_t nproviders;      /* 0 with providers != NULL: every provider */
+  const char *region;     /* NULL: any region */
+  unsigned max_replicas;  /* RS_FIT_MAX_REPLICAS */
+} rs_fit_options;
+
+void rs_fit_options_init(rs_fit_options *o);
+
+/* What the endpoint needs, derived from the summary once. */
+typedef struct rs_demand {
+  const rs_instance *source; /* the current shape, from the catalog */
+  unsigned source_active;    /* devices that served traffic (max util above idle) */
+  /* memory */
+  double mem_observed;  /* busiest device's peak (max of window peaks), bytes; NaN none */
+  double mem_model;     /* weights + activations x max batch (+ KV cache); NaN unknown */
+  double mem_need;      /* the larger (the model only, for a pre-allocating stack) */
+  double mem_need_head; /* mem_need x (1 + headroom) */
+  const char *mem_basis;
+  double host_mem_peak; /* host memory peak of one replica, bytes; NaN none */
+  /* traffic */
+  double rate_mean;   /* endpoint mean, requests/s (x growth) */
+  double design_peak; /* endpoint requests/s the fit sizes for */
+  double observed_peak;
+  const char *peak_basis;
+  /* compute on the source device */
+  double busy_s; /* busy time per request on one source device; NaN unknown */
+  const char *busy_basis;
+  double busy_r2;     /* of the least-squares line, NaN for the utilization law */
+  double mix_compute; /* weight of the compute ratio (1 compute-bound, 0 memory-bound) */
+  /* latency on the source */
+  double slo_ms;
+  double slo_quantile; /* 0.99 or 0.95 */
+  bool latency_observed;
+  double service_q_ms; /* the service's own latency at the SLO quantile on the source */
+  double service_p50_ms;
+  double service_mean_ms; /* mean of that lognormal: what one request holds a server */
+  double cs2;             /* squared CV of service times (lognormal fit of p50 and the quantile) */
+  double device_share;    /* fraction of that latency spent on the device */
+  /* host */
+  bool cpu_known;
+  double cpu_base_vcpus, cpu_vcpu_s_per_req;
+  bool net_known;
+  double net_base_bps, net_bytes_per_req; /* rx + tx, the larger direction */
+} rs_demand;
+
+typedef struct rs_candidate {
+  const rs_instance *inst;
+  bool is_current;
+  bool fits;
+  rs_constraint failed; /* why it does not fit */
+  const char *reason;   /* one line with the numbers */
+  double shortfall;     /* how far off (need / capacity), for "closest" */
+  /* sizing */
+  const char *basis;           /* "measured", "measured on SHAPE", "modelled", "observed" */
+  double ratio;                /* projected busy time / source busy time */
+  unsigned devices_per_server; /* > 1 when the model is sharded */
+  unsigned servers_per_replica;
+  unsigned replicas, servers;
+  double service_s;    /* busy time per request per server: capacity, utilization */
+  double queue_s;      /* what a request holds a server in the queue model (<= service_s) */
+  double service_q_ms; /* service latency at the SLO quantile */
+  double util, p_wait, wait_q_ms, latency_q_ms;
+  double mem_capacity; /* bytes per server (device x devices_per_server, or host memory) */
+  double mem_free;     /* 1 - mem_need / mem_capacity */
+  double host_mem_need;
+  double host_cpu_util, net_util; /* NaN unknown */
+  rs_constraint binding;          /* the tightest constraint at this replica count */
+  double error_band;              /* relative error of the projection */
+  /* cost */
+  double usd_per_hour, usd_per_month, usd_per_million, savings_month, savings_pct;
+  rs_confidence confidence;
+  const char **reasons; /* why the confidence is what it is */
+  size_t nreasons;
+  const char **notes; /* other things to know about this shape */
+  size_t nnotes;
+} rs_candidate;
+
+typedef struct rs_fit_result {
+  const rs_summary *summary;
+  const rs_catalog *catalog;
+  rs_price_basis basis;
+  const rs_overlay *overlay;
+  rs_fit_options opts;
+  unsigned families;
+  rs_demand demand;
+  rs_candidate current;    /* the deployment as it runs */
+  double current_usd_hour; /* NaN when the current shape has no price */
+  rs_candidate *fitting;   /* ranked: cheapest first */
+  size_t nfitting;
+  rs_candidate *rejected; /* closest first */
+  size_t nrejected;
+  bool right_sized;     /* keep the current shape: nothing saves more than the error */
+  rs_warning *warnings; /* the summary's, then the fit's own */
+  size_t nwarnings;
+} rs_fit_result;
+
+/* Fits the summary (built from a profile) against cat, already priced
+ * under basis by rs_pricing_apply. *out is in arena. RS_INVALID with the
+ * profile position when its current instance is not in the catalog, or when
+ * the profile lacks what sizing needs; RS_NOFIT is not returned: a result
+ * with nfitting == 0 says so, and the caller picks the exit code. */
+rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, const rs_catalog *cat,
+                 rs_price_basis basis, const rs_overlay *overlay, const rs_fit_options *opts,
+                 rs_error *err);
+
+#endif

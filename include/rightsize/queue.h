@@ -1,0 +1,62 @@
+/* Queueing math for the fit engine (docs/model.md, "Latency").
+ *
+ * An endpoint is modelled as c identical servers fed by one queue (M/M/c),
+ * with the Allen-Cunneen correction for service times that are not
+ * exponential (G/G/c). Erlang C comes from the Erlang B recursion, which
+ * stays finite and accurate for any number of servers:
+ *   B(0) = 1,  B(k) = A B(k-1) / (k + A B(k-1)),  C = c B / (c - A (1 - B)).
+ * Times are in seconds. */
+#ifndef RIGHTSIZE_QUEUE_H
+#define RIGHTSIZE_QUEUE_H
+
+#include <stdbool.h>
+
+/* Erlang B: the blocking probability of c servers offered a erlangs. */
+double rs_erlang_b(unsigned c, double a);
+
+/* Erlang C: the probability that an arrival has to wait, M/M/c with offered
+ * load a = lambda / mu erlangs. 1 when a >= c (the queue grows without
+ * bound), 0 when a <= 0. */
+double rs_erlang_c(unsigned c, double a);
+
+typedef struct rs_queue {
+  unsigned servers;   /* c >= 1 */
+  double arrival_rps; /* lambda >= 0 */
+  double service_s;   /* mean busy time per request on one server, 1 / mu */
+  double ca2;         /* squared coefficient of variation of inter-arrival times (1: Poisson) */
+  double cs2;         /* the same for service times (1: exponential, 0: constant) */
+} rs_queue;
+
+typedef struct rs_queue_result {
+  bool stable;        /* utilization < 1 */
+  double utilization; /* rho = lambda / (c mu) */
+  double p_wait;      /* C(c, A): the chance a request queues at all */
+  double mean_wait_s; /* Allen-Cunneen: C / (c mu - lambda) x (ca2 + cs2) / 2; INFINITY unstable */
+} rs_queue_result;
+
+/* Evaluates q. */
+rs_queue_result rs_queue_eval(const rs_queue *q);
+
+/* The waiting time not exceeded with probability p (0.99 for p99). M/M/c
+ * waits are 0 with probability 1 - C and exponential with rate c mu - lambda
+ * beyond, so P(W > t) = C exp(-(c mu - lambda) t); the Allen-Cunneen factor
+ * (ca2 + cs2) / 2 stretches that tail the way it scales the mean. 0 when
+ * C <= 1 - p; INFINITY when unstable. */
+double rs_queue_wait_quantile(const rs_queue *q, double p);
+
+/* Squared coefficient of variation of a lognormal distribution with the
+ * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
+ * cs2 = exp(sigma^2) - 1. NaN when the inputs do not describe one
+ * (qp < q50, or either not positive). */
+double rs_lognormal_cv2(double q50, double qp, double p);
+
+/* The mean of a lognormal distribution whose p-quantile is qp and whose
+ * squared coefficient of variation is cv2: median = qp / exp(z_p sigma),
+ * mean = median x sqrt(1 + cv2). */
+double rs_lognormal_mean(double qp, double p, double cv2);
+
+/* The standard normal quantile z_p (Acklam's rational approximation refined
+ * by one Halley step, accurate to about 1e-15 in double). */
+double rs_normal_quantile(double p);
+
+#endif

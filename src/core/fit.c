@@ -1,0 +1,752 @@
+/* Fitting the demand onto every allowed shape (docs/model.md): memory,
+ * projection of busy time, replica search under the utilization, latency,
+ * host CPU and network constraints, cost, confidence, ranking. */
+#include "rightsize/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "fit_internal.h"
+#include "rightsize/num.h"
+#include "rightsize/queue.h"
+
+#define MAX_REASONS 12
+
+static const char *const constraint_names[] = {
+#define RS_CONSTRAINT_NAME(name, key) key,
+    RS_CONSTRAINT_MAP(RS_CONSTRAINT_NAME)
+#undef RS_CONSTRAINT_NAME
+};
+
+const char *rs_constraint_name(rs_constraint c) {
+  return (unsigned)c < RS_CONSTRAINT_COUNT ? constraint_names[c] : "unknown";
+}
+
+const char *rs_confidence_name(rs_confidence c) {
+  static const char *const names[] = {"low", "medium", "high"};
+  return (unsigned)c <= RS_CONF_HIGH ? names[c] : "unknown";
+}
+
+rs_status rs_peak_parse(const char *text, rs_peak_kind *kind, double *rps) {
+  static const struct {
+    const char *name;
+    rs_peak_kind kind;
+  } names[] = {{"p95", RS_PEAK_P95}, {"p99", RS_PEAK_P99}, {"max", RS_PEAK_MAX}};
+  size_t n = strlen(text);
+  *rps = NAN;
+  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    if (strcmp(text, names[i].name) == 0) {
+      *kind = names[i].kind;
+      return RS_OK;
+    }
+  }
+  if (n > 3 && strcmp(text + n - 3, "rps") == 0)
+    n -= 3;
+  double v;
+  if (n == 0 || rs_num_parse_double(text, n, &v) != RS_OK || !(v >= 0) || !isfinite(v))
+    return RS_USAGE;
+  *kind = RS_PEAK_RPS;
+  *rps = v;
+  return RS_OK;
+}
+
+void rs_fit_options_init(rs_fit_options *o) {
+  memset(o, 0, sizeof(*o));
+  o->headroom = RS_FIT_HEADROOM;
+  o->max_util = RS_FIT_MAX_UTIL;
+  o->slo_ms = NAN;
+  o->peak = RS_PEAK_P99;
+  o->peak_rps = NAN;
+  o->max_replicas = RS_FIT_MAX_REPLICAS;
+}
+
+/* ---- confidence reasons ---- */
+
+typedef struct reasons {
+  rs_confidence level;
+  const char *text[MAX_REASONS];
+  size_t n;
+} reasons;
+
+static void lower(reasons *r, rs_confidence level, const char *text) {
+  if (level < r->level)
+    r->level = level;
+  if (text != NULL && r->n < MAX_REASONS)
+    r->text[r->n++] = text;
+}
+
+/* What the data itself says about every candidate. */
+static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
+  const rs_summary *sum = ctx->sum;
+  const rs_coverage *c = &sum->stats.coverage;
+  r->level = RS_CONF_HIGH;
+  r->n = 0;
+  if (sum->source != RS_SOURCE_PRODUCTION)
+    lower(r, RS_CONF_LOW,
+          rs_fit_printf(ctx, "%s data hides real peaks", rs_source_name(sum->source)));
+  if (c->rows < RS_WARN_MIN_ROWS)
+    lower(r, RS_CONF_LOW,
+          rs_fit_printf(ctx, "few samples (%llu rows)", (unsigned long long)c->rows));
+  if (c->duration_s < 86400.0)
+    lower(r, RS_CONF_LOW, rs_fit_printf(ctx, "%.1f h of history", c->duration_s / 3600.0));
+  else if (c->duration_s + (isfinite(c->interval_s) ? c->interval_s : 0.0) < RS_WARN_HISTORY_S)
+    lower(
+        r, RS_CONF_MEDIUM,
+        rs_fit_printf(ctx, "%.1f d of history, less than a weekly cycle", c->duration_s / 86400.0));
+  if (c->duration_s > 0 && c->gap_s > 0.05 * c->duration_s * (double)c->series)
+    lower(r, RS_CONF_MEDIUM, "gaps cover more than 5% of the series");
+  double pm = sum->stats.rate_peak_to_mean;
+  if (pm > RS_WARN_PEAK_TO_MEAN)
+    lower(r, RS_CONF_MEDIUM, rs_fit_printf(ctx, "spiky traffic (peak/mean %.1f)", pm));
+  if (!d->latency_observed)
+    lower(r, RS_CONF_LOW, "no latency samples: service times assumed exponential");
+}
+
+/* ---- projection ---- */
+
+static unsigned family_of(const rs_instance *in) {
+  if (in->category == RS_CATEGORY_CPU || in->accelerator == NULL)
+    return RS_FAMILY_CPU;
+  switch (in->accelerator->family) {
+  case RS_ACCEL_NVIDIA_GPU: return RS_FAMILY_NVIDIA_GPU;
+  case RS_ACCEL_INFERENTIA: return RS_FAMILY_INFERENTIA;
+  case RS_ACCEL_TRAINIUM: return RS_FAMILY_TRAINIUM;
+  case RS_ACCEL_TPU: return RS_FAMILY_TPU;
+  }
+  return RS_FAMILY_CPU;
+}
+
+/* Effective GFLOPS of one server for the CPU projection: a CPU shape's
+ * vCPUs x per-vCPU figure, an accelerator at the same fraction of its FP32
+ * peak as the per-vCPU figure assumes. NaN when unknown. */
+static double cpu_side_gflops(const rs_instance *in) {
+  if (in->category == RS_CATEGORY_CPU)
+    return in->vcpus * in->cpu_gflops_per_vcpu;
+  return in->accelerator ? in->accelerator->fp32_tflops * 1e3 * RS_FIT_CPU_EFFICIENCY : NAN;
+}
+
+/* Busy time on target / busy time on source for one device, and how. */
+static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t, const char **how) {
+  const rs_instance *s = d->source;
+  if (s->category == RS_CATEGORY_CPU || t->category == RS_CATEGORY_CPU) {
+    double gs = cpu_side_gflops(s), gt = cpu_side_gflops(t);
+    *how = "effective FP32 throughput ratio (CPU)";
+    return gs > 0 && gt > 0 ? gs / gt : NAN;
+  }
+  if (s->accelerator == t->accelerator) {
+    *how = "same device";
+    return 1.0;
+  }
+  double rc = rs_fit_tflops(s) / rs_fit_tflops(t), rb = rs_fit_bandwidth(s) / rs_fit_bandwidth(t);
+  double w = d->mix_compute;
+  if (isfinite(rc) && isfinite(rb)) {
+    *how = w == 1.0   ? "dense FP16 TFLOPS ratio (compute-bound)"
+           : w == 0.0 ? "memory bandwidth ratio (memory-bound)"
+                      : "even mix of TFLOPS and bandwidth ratios";
+    return w * rc + (1.0 - w) * rb;
+  }
+  if (isfinite(rc) && w > 0) {
+    *how = "dense FP16 TFLOPS ratio (bandwidth unknown)";
+    return rc;
+  }
+  if (isfinite(rb) && w < 1) {
+    *how = "memory bandwidth ratio (TFLOPS unknown)";
+    return rb;
+  }
+  (void)ctx;
+  *how = NULL;
+  return NAN;
+}
+
+static const rs_benchmark *find_benchmark(const rs_profile *p, const char *name) {
+  for (size_t i = 0; i < p->nbenchmarks; i++)
+    if (strcasecmp(p->benchmarks[i].instance, name) == 0)
+      return &p->benchmarks[i];
+  return NULL;
+}
+
+/* A benchmark on another shape with the same accelerator. */
+static const rs_benchmark *same_device_benchmark(rs_fit_ctx *ctx, const rs_instance *t,
+                                                 const rs_instance **on) {
+  const rs_profile *p = ctx->profile;
+  for (size_t i = 0; t->accelerator && i < p->nbenchmarks; i++) {
+    const rs_instance *b = rs_catalog_find(ctx->cat, p->benchmarks[i].instance);
+    if (b && b->accelerator == t->accelerator && b->accelerator_count >= 1) {
+      *on = b;
+      return &p->benchmarks[i];
+    }
+  }
+  return NULL;
+}
+
+/* ---- one shape ---- */
+
+static double gib(double bytes) { return bytes / RS_GIB; }
+
+static void reject(rs_candidate *c, rs_constraint why, const char *reason, double shortfall) {
+  c->fits = false;
+  c->failed = why;
+  c->reason = reason;
+  c->shortfall = shortfall;
+}
+
+typedef struct plan {
+  double service_s;    /* busy time per request per server (capacity) */
+  double queue_s;      /* what a request holds a server (queue model) */
+  double service_q_ms; /* service latency at the SLO quantile */
+  double cs2;
+  bool cpu_target;
+} plan;
+
+/* Memory per device (or shard group) and host memory. false: rejected. */
+static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl) {
+  const rs_instance *in = c->inst;
+  double h = ctx->o->headroom * 100.0;
+  double host_need = d->host_mem_peak;
+  c->devices_per_server = 1;
+  c->servers_per_replica = 1;
+  if (pl->cpu_target) {
+    host_need = (isnan(host_need) ? 0.0 : host_need) + d->mem_need;
+    c->mem_capacity = in->memory_bytes;
+    c->mem_free = 1.0 - host_need / in->memory_bytes;
+    c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
+    if (c->host_mem_need > in->memory_bytes) {
+      reject(c, RS_CONSTRAINT_MEMORY,
+             rs_fit_printf(ctx,
+                           "needs %.1f GiB host memory for the model and the process incl. "
+                           "%.0f%% headroom > %.1f GiB",
+                           gib(c->host_mem_need), h, gib(in->memory_bytes)),
+             c->host_mem_need / in->memory_bytes);
+      return false;
+    }
+    return true;
+  }
+  double dev = in->accelerator_memory_bytes, count = in->accelerator_count;
+  if (isnan(dev) || isnan(count)) {
+    reject(c, RS_CONSTRAINT_SPEC, "accelerator memory or count unknown in the catalog", INFINITY);
+    return false;
+  }
+  unsigned k = 1;
+  if (d->mem_need_head > dev) {
+    bool shard = ctx->profile->model.shardable && count >= 2;
+    while (shard && k <= (unsigned)count && (double)k * dev < d->mem_need_head)
+      k *= 2;
+    if (!shard || k > (unsigned)count || (unsigned)count % k != 0) {
+      double total = count >= 1 ? dev * count : dev;
+      const char *why =
+          !shard && count >= 2 && d->mem_need_head <= total
+              ? rs_fit_printf(ctx,
+                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device "
+                              "(the model may not shard)",
+                              gib(d->mem_need_head), h, gib(dev))
+          : shard
+              ? rs_fit_printf(ctx,
+                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB on all %.0f devices",
+                              gib(d->mem_need_head), h, gib(total), count)
+              : rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device",
+                              gib(d->mem_need_head), h, gib(dev));
+      reject(c, RS_CONSTRAINT_MEMORY, why, d->mem_need_head / (shard ? total : dev));
+      return false;
+    }
+  }
+  c->devices_per_server = k;
+  c->servers_per_replica = count < 1 ? 1 : (unsigned)(count / k);
+  c->mem_capacity = dev * k;
+  c->mem_free = 1.0 - d->mem_need / c->mem_capacity;
+  c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
+  if (!isnan(c->host_mem_need) && !isnan(in->memory_bytes) && c->host_mem_need > in->memory_bytes) {
+    reject(c, RS_CONSTRAINT_HOST_MEMORY,
+           rs_fit_printf(ctx, "needs %.1f GiB host memory incl. %.0f%% headroom > %.1f GiB",
+                         gib(c->host_mem_need), h, gib(in->memory_bytes)),
+           c->host_mem_need / in->memory_bytes);
+    return false;
+  }
+  return true;
+}
+
+/* Busy time per server and the service's latency quantile on this shape. */
+static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl,
+                        reasons *r) {
+  const rs_instance *in = c->inst, *on = NULL;
+  const rs_benchmark *b = c->is_current ? NULL : find_benchmark(ctx->profile, in->name);
+  pl->cs2 = d->cs2;
+  if (b == NULL && !c->is_current && c->devices_per_server == 1 && in->accelerator_count >= 1)
+    b = same_device_benchmark(ctx, in, &on);
+  if (b != NULL) {
+    /* a benchmark records p99 (and p50); a p95 SLO is checked against its p99 */
+    double lat = b->latency_p99_ms;
+    pl->service_s = 1.0 / b->throughput_rps;
+    if (on != NULL) {
+      /* per device of the benchmarked shape, one server per device here */
+      pl->service_s *= on->accelerator_count;
+      c->servers_per_replica = (unsigned)in->accelerator_count;
+      c->basis = rs_fit_printf(ctx, "measured on %s", on->name);
+      c->error_band = 0.15;
+      lower(r, RS_CONF_MEDIUM,
+            rs_fit_printf(ctx, "benchmark from %s (same %s, another host)", on->name,
+                          in->accelerator->name));
+    } else {
+      c->servers_per_replica = 1; /* the benchmark's throughput is per replica */
+      c->basis = "measured";
+      c->error_band = 0.10;
+    }
+    c->ratio = isnan(d->busy_s) ? NAN : pl->service_s / d->busy_s;
+    if (!isnan(lat))
+      pl->service_q_ms = lat;
+    else if (!isnan(c->ratio))
+      pl->service_q_ms = d->service_q_ms * c->ratio;
+    else
+      pl->service_q_ms = pl->service_s * -log(1.0 - d->slo_quantile) * 1e3;
+    double cs2 = rs_lognormal_cv2(b->latency_p50_ms, b->latency_p99_ms, 0.99);
+    if (!isnan(cs2))
+      pl->cs2 = fmin(cs2, 4.0);
+    double mean_ms = !isnan(b->latency_p50_ms)
+                         ? rs_lognormal_mean(b->latency_p50_ms, 0.5, pl->cs2)
+                         : rs_lognormal_mean(pl->service_q_ms, d->slo_quantile, pl->cs2);
+    pl->queue_s = fmin(pl->service_s, mean_ms / 1e3);
+    return true;
+  }
+  double busy = d->busy_s;
+  if (isnan(busy) && d->design_peak == 0 && !isnan(d->service_q_ms))
+    busy = 0; /* no traffic to carry: only the latency of one request matters */
+  if (isnan(busy)) {
+    reject(c, RS_CONSTRAINT_SPEC,
+           "no busy time per request to project (needs utilization and request-rate samples, "
+           "or a benchmark on this shape)",
+           INFINITY);
+    return false;
+  }
+  const char *how = "observed";
+  double ratio = c->is_current ? 1.0 : project(ctx, d, in, &how);
+  if (isnan(ratio)) {
+    reject(c, RS_CONSTRAINT_SPEC,
+           rs_fit_printf(ctx,
+                         "no compute or bandwidth figure for %s to project onto (a "
+                         "benchmark on this shape would do)",
+                         in->accelerator ? in->accelerator->name : in->name),
+           INFINITY);
+    return false;
+  }
+  double speed = 1.0;
+  if (c->devices_per_server > 1)
+    speed = (double)c->devices_per_server * RS_FIT_SHARD_EFFICIENCY;
+  else if (!pl->cpu_target && in->accelerator_count < 1)
+    speed = in->accelerator_count; /* a slice of one device */
+  c->ratio = ratio / speed;
+  double lat_ratio = d->device_share * c->ratio + (1.0 - d->device_share);
+  pl->service_s = busy * c->ratio;
+  pl->service_q_ms = d->service_q_ms * lat_ratio;
+  pl->queue_s = fmin(pl->service_s, d->service_mean_ms * lat_ratio / 1e3);
+  if (c->is_current) {
+    c->basis = "observed";
+    c->error_band = 0.0;
+    return true;
+  }
+  unsigned fs = family_of(d->source), ft = family_of(in);
+  if (strcmp(how, "same device") == 0) {
+    c->basis = "observed device";
+    c->error_band = 0.10;
+  } else {
+    c->basis = rs_fit_printf(ctx, "modelled: %s", how);
+    if (fs != ft) {
+      c->error_band = 0.60;
+      lower(r, RS_CONF_LOW,
+            rs_fit_printf(ctx, "cross-family projection (%s to %s)", rs_family_name(fs),
+                          rs_family_name(ft)));
+      if (pl->cpu_target)
+        lower(r, RS_CONF_LOW, "CPU throughput from an assumed per-vCPU figure, not measured");
+    } else if (ctx->profile->model.bound == RS_BOUND_UNKNOWN) {
+      c->error_band = 0.40;
+      lower(r, RS_CONF_LOW, "projected with an even compute/bandwidth mix (model.bound not given)");
+    } else {
+      c->error_band = 0.30;
+      lower(r, RS_CONF_MEDIUM,
+            rs_fit_printf(ctx, "projected from %s by spec ratios, not measured",
+                          d->source->accelerator ? d->source->accelerator->name : d->source->name));
+    }
+  }
+  if (c->devices_per_server > 1)
+    lower(r, RS_CONF_MEDIUM,
+          rs_fit_printf(ctx, "sharded over %u devices at an assumed %.0f%% efficiency",
+                        c->devices_per_server, RS_FIT_SHARD_EFFICIENCY * 100.0));
+  return true;
+}
+
+/* Evaluates the constraints at `replicas`; the first failing one, or NONE. */
+static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, const plan *pl,
+                              unsigned replicas) {
+  const rs_instance *in = c->inst;
+  double lambda = d->design_peak, mu_cap = ctx->o->max_util;
+  c->replicas = replicas;
+  c->servers = replicas * c->servers_per_replica;
+  rs_queue q = {c->servers, lambda, pl->queue_s, 1.0, pl->cs2};
+  rs_queue_result res = rs_queue_eval(&q);
+  c->util = lambda * pl->service_s / (double)c->servers;
+  c->p_wait = lambda > 0 ? res.p_wait : 0.0;
+  c->wait_q_ms = lambda > 0 ? rs_queue_wait_quantile(&q, d->slo_quantile) * 1e3 : 0.0;
+  c->latency_q_ms = pl->service_q_ms + c->wait_q_ms;
+  double per_replica = lambda / (double)replicas;
+  c->host_cpu_util = NAN;
+  if (d->cpu_known && in->vcpus > 0)
+    c->host_cpu_util = (d->cpu_base_vcpus + per_replica * d->cpu_vcpu_s_per_req) / in->vcpus;
+  c->net_util = NAN;
+  double gbps = !isnan(in->network_baseline_gbps) ? in->network_baseline_gbps
+                : in->network_up_to               ? NAN
+                                                  : in->network_gbps;
+  if (d->net_known && gbps > 0)
+    c->net_util = (d->net_base_bps + per_replica * d->net_bytes_per_req) / (gbps * 1e9 / 8.0);
+  double cpu_total = pl->cpu_target ? c->util + (isnan(c->host_cpu_util) ? 0 : c->host_cpu_util)
+                                    : c->host_cpu_util;
+  if (!(c->util <= mu_cap))
+    return RS_CONSTRAINT_UTILIZATION;
+  if (!(c->latency_q_ms <= d->slo_ms))
+    return RS_CONSTRAINT_LATENCY;
+  if (cpu_total > mu_cap)
+    return RS_CONSTRAINT_HOST_CPU;
+  if (c->net_util > mu_cap)
+    return RS_CONSTRAINT_NETWORK;
+  return RS_CONSTRAINT_NONE;
+}
+
+/* The constraint with the least relative margin at the chosen count. */
+static rs_constraint tightest(const rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c,
+                              const plan *pl) {
+  double cap = ctx->o->max_util;
+  double cpu = pl->cpu_target ? c->util + (isnan(c->host_cpu_util) ? 0 : c->host_cpu_util)
+                              : c->host_cpu_util;
+  struct {
+    rs_constraint k;
+    double margin;
+  } m[] = {
+      {RS_CONSTRAINT_MEMORY, 1.0 - d->mem_need_head / c->mem_capacity},
+      {RS_CONSTRAINT_UTILIZATION, 1.0 - c->util / cap},
+      {RS_CONSTRAINT_LATENCY, 1.0 - c->latency_q_ms / d->slo_ms},
+      {RS_CONSTRAINT_HOST_CPU, isnan(cpu) ? INFINITY : 1.0 - cpu / cap},
+      {RS_CONSTRAINT_NETWORK, isnan(c->net_util) ? INFINITY : 1.0 - c->net_util / cap},
+  };
+  size_t best = 0;
+  for (size_t i = 1; i < sizeof(m) / sizeof(m[0]); i++)
+    if (m[i].margin < m[best].margin)
+      best = i;
+  return m[best].k;
+}
+
+static const char *failure_text(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c,
+                                rs_constraint k) {
+  double cap = ctx->o->max_util * 100.0;
+  switch (k) {
+  case RS_CONSTRAINT_UTILIZATION:
+    return rs_fit_printf(ctx, "utilization %.0f%% > %.0f%% ceiling at %u replica%s",
+                         c->util * 100.0, cap, c->replicas, c->replicas == 1 ? "" : "s");
+  case RS_CONSTRAINT_LATENCY:
+    return rs_fit_printf(ctx, "p%.0f %.1f ms > SLO %.0f ms at %u replica%s",
+                         d->slo_quantile * 100.0, c->latency_q_ms, d->slo_ms, c->replicas,
+                         c->replicas == 1 ? "" : "s");
+  case RS_CONSTRAINT_HOST_CPU:
+    return rs_fit_printf(ctx, "host CPU %.0f%% of %.0f vCPUs > %.0f%% ceiling at %u replica%s",
+                         c->host_cpu_util * 100.0, c->inst->vcpus, cap, c->replicas,
+                         c->replicas == 1 ? "" : "s");
+  case RS_CONSTRAINT_NETWORK:
+    return rs_fit_printf(ctx, "network %.0f%% of the baseline bandwidth > %.0f%% at %u replica%s",
+                         c->net_util * 100.0, cap, c->replicas, c->replicas == 1 ? "" : "s");
+  default: return "";
+  }
+}
+
+static void price(const rs_fit_result *res, rs_candidate *c) {
+  double p = c->inst->price_usd_per_hour;
+  c->usd_per_hour = p * (double)c->replicas;
+  c->usd_per_month = c->usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+  c->usd_per_million =
+      res->demand.rate_mean > 0 ? c->usd_per_hour / (res->demand.rate_mean * 3600.0) * 1e6 : NAN;
+  c->savings_month = (res->current_usd_hour - c->usd_per_hour) * RS_FIT_HOURS_PER_MONTH;
+  c->savings_pct = (res->current_usd_hour - c->usd_per_hour) / res->current_usd_hour * 100.0;
+}
+
+static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
+  c->confidence = r->level;
+  c->nreasons = r->n;
+  c->reasons = rs_arena_alloc(ctx->arena, (r->n ? r->n : 1) * sizeof(*c->reasons));
+  if (c->reasons == NULL) {
+    ctx->nomem = true;
+    c->nreasons = 0;
+    return;
+  }
+  memcpy(c->reasons, r->text, r->n * sizeof(*c->reasons));
+}
+
+static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
+  const char **n = rs_arena_alloc(ctx->arena, (c->nnotes + 1) * sizeof(*n));
+  if (n == NULL || note == NULL) {
+    ctx->nomem = true;
+    return;
+  }
+  if (c->nnotes)
+    memcpy(n, c->notes, c->nnotes * sizeof(*n));
+  n[c->nnotes++] = note;
+  c->notes = n;
+}
+
+static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
+                      rs_candidate *c) {
+  const rs_demand *d = &res->demand;
+  plan pl = {NAN, NAN, NAN, 1.0, in->category == RS_CATEGORY_CPU};
+  reasons r;
+  memset(c, 0, sizeof(*c));
+  c->inst = in;
+  c->is_current = current;
+  c->fits = true;
+  c->failed = RS_CONSTRAINT_NONE;
+  c->binding = RS_CONSTRAINT_NONE;
+  c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
+  c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
+  c->savings_month = c->savings_pct = NAN;
+  data_reasons(ctx, d, &r);
+  if (in->price_flag == RS_PRICE_SUSPECT)
+    lower(&r, RS_CONF_MEDIUM, "the catalog marks this price suspect");
+  if (!current && isnan(in->price_usd_per_hour)) {
+    reject(c, RS_CONSTRAINT_PRICE,
+           rs_fit_printf(ctx, "no %s price in catalog %s", rs_price_basis_name(res->basis),
+                         ctx->cat->version),
+           INFINITY);
+    keep_reasons(ctx, c, &r);
+    return;
+  }
+  if (!fit_memory(ctx, d, c, &pl) || !fit_service(ctx, d, c, &pl, &r)) {
+    keep_reasons(ctx, c, &r);
+    return;
+  }
+  if (current)
+    c->servers_per_replica = d->source_active;
+  if (isnan(in->vcpus))
+    add_note(ctx, c, "host vCPUs and memory unknown for this shape: host checks skipped");
+  if (in->arch == RS_ARCH_ARM64 && d->source->arch != RS_ARCH_ARM64)
+    add_note(ctx, c, "arm64 host: the serving image must be built for it");
+  if (in->network_up_to && isnan(in->network_baseline_gbps) && d->net_known)
+    add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
+  if (pl.service_q_ms > d->slo_ms) {
+    reject(c, RS_CONSTRAINT_LATENCY,
+           rs_fit_printf(ctx,
+                         "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
+                         "count helps",
+                         pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
+           pl.service_q_ms / d->slo_ms);
+    if (current) {
+      evaluate(ctx, d, c, &pl, (unsigned)ctx->profile->current.replicas);
+      price(res, c);
+    }
+    keep_reasons(ctx, c, &r);
+    return;
+  }
+  unsigned first = 1, last = ctx->o->max_replicas;
+  if (current) {
+    first = last = (unsigned)ctx->profile->current.replicas;
+  } else if (d->design_peak > 0) {
+    double need =
+        d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
+    if (need > (double)last) {
+      evaluate(ctx, d, c, &pl, last);
+      reject(c, RS_CONSTRAINT_UTILIZATION,
+             rs_fit_printf(ctx,
+                           "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
+                           "--max-replicas %u",
+                           ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
+             need / (double)last);
+      keep_reasons(ctx, c, &r);
+      return;
+    }
+    first = need > 1 ? (unsigned)ceil(need - 1e-9) : 1;
+  }
+  rs_constraint k = RS_CONSTRAINT_NONE;
+  for (unsigned n = first; n <= last; n++) {
+    k = evaluate(ctx, d, c, &pl, n);
+    if (k == RS_CONSTRAINT_NONE)
+      break;
+  }
+  if (k != RS_CONSTRAINT_NONE) {
+    double off = k == RS_CONSTRAINT_LATENCY       ? c->latency_q_ms / d->slo_ms
+                 : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
+                 : k == RS_CONSTRAINT_HOST_CPU    ? c->host_cpu_util / ctx->o->max_util
+                                                  : c->net_util / ctx->o->max_util;
+    reject(c, k, failure_text(ctx, d, c, k), off);
+  } else {
+    c->binding = tightest(ctx, d, c, &pl);
+  }
+  c->service_s = pl.service_s;
+  c->queue_s = pl.queue_s;
+  c->service_q_ms = pl.service_q_ms;
+  price(res, c);
+  keep_reasons(ctx, c, &r);
+}
+
+/* ---- ranking ---- */
+
+static int cmp_fitting(const void *pa, const void *pb) {
+  const rs_candidate *a = pa, *b = pb;
+  if (a->usd_per_month != b->usd_per_month)
+    return a->usd_per_month < b->usd_per_month ? -1 : 1;
+  if (a->confidence != b->confidence)
+    return a->confidence > b->confidence ? -1 : 1;
+  int r = strcmp(a->inst->provider, b->inst->provider);
+  if (r == 0)
+    r = strcmp(a->inst->name, b->inst->name);
+  return r ? r : strcmp(a->inst->region, b->inst->region);
+}
+
+static int cmp_rejected(const void *pa, const void *pb) {
+  const rs_candidate *a = pa, *b = pb;
+  if (a->shortfall != b->shortfall)
+    return a->shortfall < b->shortfall ? -1 : 1;
+  double pa_ = a->inst->price_usd_per_hour, pb_ = b->inst->price_usd_per_hour;
+  if (!isnan(pa_) && !isnan(pb_) && pa_ != pb_)
+    return pa_ < pb_ ? -1 : 1;
+  if (isnan(pa_) != isnan(pb_))
+    return isnan(pa_) ? 1 : -1;
+  int r = strcmp(a->inst->provider, b->inst->provider);
+  if (r == 0)
+    r = strcmp(a->inst->name, b->inst->name);
+  return r ? r : strcmp(a->inst->region, b->inst->region);
+}
+
+static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance *in) {
+  const rs_fit_options *o = ctx->o;
+  if (!(family_of(in) & families))
+    return false;
+  if (o->providers == NULL) {
+    if (strcmp(in->provider, ctx->profile->current.provider) != 0)
+      return false;
+  } else if (o->nproviders > 0) {
+    bool hit = false;
+    for (size_t i = 0; i < o->nproviders && !hit; i++)
+      hit = strcmp(in->provider, o->providers[i]) == 0;
+    if (!hit)
+      return false;
+  }
+  return o->region == NULL || strcmp(in->region, o->region) == 0;
+}
+
+static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, const char *code, const char *text) {
+  rs_warning *w = rs_arena_alloc(ctx->arena, (res->nwarnings + 1) * sizeof(*w));
+  if (w == NULL || text == NULL) {
+    ctx->nomem = true;
+    return;
+  }
+  if (res->nwarnings)
+    memcpy(w, res->warnings, res->nwarnings * sizeof(*w));
+  w[res->nwarnings].code = code;
+  w[res->nwarnings].text = text;
+  res->warnings = w;
+  res->nwarnings++;
+}
+
+static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
+  const rs_demand *d = &res->demand;
+  const rs_candidate *cur = &res->current;
+  const rs_metric_stats *lat =
+      &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
+  for (size_t i = 0; i < ctx->sum->nwarnings; i++)
+    fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
+  if (!cur->fits &&
+      (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
+    fit_warn(ctx, res, "current-fails-memory",
+             rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
+  if (lat->count && lat->q[3] > d->slo_ms)
+    fit_warn(ctx, res, "current-fails-slo",
+             rs_fit_printf(ctx,
+                           "the current deployment missed the SLO in more than 1%% of intervals "
+                           "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
+                           d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
+  else if (!cur->fits && cur->failed != RS_CONSTRAINT_MEMORY &&
+           cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC)
+    fit_warn(ctx, res, "current-fails-slo",
+             rs_fit_printf(ctx,
+                           "the current deployment would not hold the design peak of %.1f "
+                           "req/s: %s",
+                           d->design_peak, cur->reason));
+  if (res->right_sized)
+    fit_warn(ctx, res, "already-right-sized",
+             res->nfitting && res->fitting[0].inst != cur->inst
+                 ? rs_fit_printf(ctx,
+                                 "the best alternative saves %.1f%%, inside the model's error: "
+                                 "keep the current shape",
+                                 res->fitting[0].savings_pct)
+                 : "nothing cheaper fits: the current shape is already the right size");
+  if (res->nfitting) {
+    const rs_candidate *best = &res->fitting[0];
+    if (d->mem_need_head > 0.9 * best->mem_capacity)
+      fit_warn(ctx, res, "near-memory-limit",
+               rs_fit_printf(ctx,
+                             "%s holds the model with %.0f%% of its memory free: a larger "
+                             "batch or context will not fit",
+                             best->inst->name, best->mem_free * 100.0));
+  } else {
+    fit_warn(ctx, res, "no-fit",
+             "no allowed shape meets every constraint: the closest are listed with the reason "
+             "each failed");
+  }
+}
+
+rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, const rs_catalog *cat,
+                 rs_price_basis basis, const rs_overlay *overlay, const rs_fit_options *opts,
+                 rs_error *err) {
+  rs_fit_options defaults;
+  rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false};
+  rs_status st;
+  *out = NULL;
+  if (opts == NULL) {
+    rs_fit_options_init(&defaults);
+    ctx.o = opts = &defaults;
+  }
+  if (sum->profile == NULL)
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                        "recommend needs a profile (model facts, current deployment, SLO), not "
+                        "bare sample files");
+  rs_fit_result *res = rs_arena_alloc(arena, sizeof(*res));
+  rs_candidate *all = rs_arena_alloc(arena, (cat->ninstances ? cat->ninstances : 1) * sizeof(*all));
+  if (res == NULL || all == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+  memset(res, 0, sizeof(*res));
+  res->summary = sum;
+  res->catalog = cat;
+  res->basis = basis;
+  res->overlay = overlay;
+  res->opts = *opts;
+  res->families = opts->families ? opts->families : sum->profile->model.families;
+  if ((st = rs_fit_demand(&ctx, &res->demand, err)) != RS_OK)
+    return st;
+  res->current_usd_hour =
+      res->demand.source->price_usd_per_hour * (double)sum->profile->current.replicas;
+  fit_shape(&ctx, res, res->demand.source, true, &res->current);
+  res->current.replicas = (unsigned)sum->profile->current.replicas;
+  price(res, &res->current);
+  size_t n = 0, nfit = 0;
+  for (size_t i = 0; i < cat->ninstances; i++) {
+    if (!allowed(&ctx, res->families, &cat->instances[i]))
+      continue;
+    fit_shape(&ctx, res, &cat->instances[i], false, &all[n]);
+    nfit += all[n].fits;
+    n++;
+  }
+  res->fitting = rs_arena_alloc(arena, (nfit ? nfit : 1) * sizeof(*res->fitting));
+  res->rejected = rs_arena_alloc(arena, (n - nfit ? n - nfit : 1) * sizeof(*res->rejected));
+  if (res->fitting == NULL || res->rejected == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+  for (size_t i = 0; i < n; i++) {
+    if (all[i].fits)
+      res->fitting[res->nfitting++] = all[i];
+    else
+      res->rejected[res->nrejected++] = all[i];
+  }
+  qsort(res->fitting, res->nfitting, sizeof(*res->fitting), cmp_fitting);
+  qsort(res->rejected, res->nrejected, sizeof(*res->rejected), cmp_rejected);
+  res->right_sized =
+      res->current.fits &&
+      (res->nfitting == 0 || !(res->fitting[0].savings_pct >= RS_FIT_RIGHT_SIZED_PCT));
+  warnings(&ctx, res);
+  if (ctx.nomem)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+  *out = res;
+  return RS_OK;
+}

@@ -1,0 +1,38 @@
+/* Shared by fit_demand.c (what the endpoint needs) and fit.c (fitting it
+ * onto shapes). */
+#ifndef RIGHTSIZE_FIT_INTERNAL_H
+#define RIGHTSIZE_FIT_INTERNAL_H
+
+#include <stdbool.h>
+
+#include "rightsize/arena.h"
+#include "rightsize/fit.h"
+
+#define RS_GIB 1073741824.0
+
+typedef struct rs_fit_ctx {
+  rs_arena *arena;
+  const rs_summary *sum;
+  const rs_profile *profile;
+  const rs_catalog *cat;
+  const rs_fit_options *o;
+  bool nomem; /* an allocation failed: the run ends with RS_NOMEM */
+} rs_fit_ctx;
+
+/* printf into the arena; NULL (and ctx->nomem) when out of memory. */
+const char *rs_fit_printf(rs_fit_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Derives the demand. RS_INVALID (with position) when the current instance
+ * is not in the catalog. */
+rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err);
+
+/* The source device's figures: memory bandwidth (GB/s) and dense FP16
+ * TFLOPS, NaN when unknown or for CPU shapes. */
+double rs_fit_bandwidth(const rs_instance *in);
+double rs_fit_tflops(const rs_instance *in);
+
+#endif

@@ -1,0 +1,342 @@
+/* The recommendation as a table, Markdown or CSV (docs/cli.md). All three
+ * print the same cells, made once per candidate by row_cells(). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rightsize/report.h"
+
+#define GIB 1073741824.0
+#define NCOLS 15
+
+typedef enum { OUT_TABLE, OUT_MARKDOWN, OUT_CSV } out_kind;
+
+static const char *const col_names[NCOLS] = {
+    "RANK",  "CLOUD",     "SHAPE",      "ACCELERATOR", "REPL",     "UTIL",  "P99_MS",    "MEM_FREE",
+    "USD_H", "USD_MONTH", "USD_PER_1M", "SAVE_MONTH",  "SAVE_PCT", "BOUND", "CONFIDENCE"};
+static const char *const csv_names[NCOLS] = {
+    "rank",         "provider",      "shape",           "accelerator",
+    "replicas",     "utilization",   "latency_ms",      "memory_free",
+    "usd_per_hour", "usd_per_month", "usd_per_million", "savings_usd_per_month",
+    "savings_pct",  "binding",       "confidence"};
+static const bool col_numeric[NCOLS] = {false, false, false, false, true, true,  true, true,
+                                        true,  true,  true,  true,  true, false, false};
+
+typedef struct cells {
+  char c[NCOLS][48];
+} cells;
+
+/* v with `decimals` digits and a suffix; `none` when not finite. */
+static void fmt(char *dst, double v, int decimals, const char *suffix, const char *none) {
+  if (!isfinite(v))
+    snprintf(dst, 48, "%s", none);
+  else
+    snprintf(dst, 48, "%.*f%s", decimals, v == 0 ? 0.0 : v, suffix);
+}
+
+static void accel_text(char *dst, const rs_instance *in) {
+  if (in->accelerator == NULL)
+    snprintf(dst, 48, "%.0f vCPU", in->vcpus);
+  else if (in->accelerator_count < 1)
+    snprintf(dst, 48, "%s x%.3g", in->accelerator->key, in->accelerator_count);
+  else
+    snprintf(dst, 48, "%s x%.0f", in->accelerator->key, in->accelerator_count);
+}
+
+/* The cells of one candidate; rank 0 is the current deployment. Raw
+ * (CSV) cells are plain numbers with more digits and no units. */
+static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
+  const char *none = raw ? "" : "-";
+  if (rank == 0)
+    snprintf(r->c[0], 48, "%s", raw ? "current" : "now");
+  else
+    snprintf(r->c[0], 48, "%zu", rank);
+  snprintf(r->c[1], 48, "%s", c->inst->provider);
+  snprintf(r->c[2], 48, "%s", c->inst->name);
+  accel_text(r->c[3], c->inst);
+  snprintf(r->c[4], 48, "%u", c->replicas);
+  fmt(r->c[5], c->util * 100.0, raw ? 2 : 0, raw ? "" : "%", none);
+  fmt(r->c[6], c->latency_q_ms, raw ? 3 : 1, "", none);
+  fmt(r->c[7], c->mem_free * 100.0, raw ? 2 : 0, raw ? "" : "%", none);
+  fmt(r->c[8], c->usd_per_hour, raw ? 4 : 3, "", none);
+  fmt(r->c[9], c->usd_per_month, 2, "", none);
+  fmt(r->c[10], c->usd_per_million, raw ? 4 : 2, "", none);
+  fmt(r->c[11], rank == 0 ? NAN : c->savings_month, 2, "", none);
+  fmt(r->c[12], rank == 0 ? NAN : c->savings_pct, raw ? 2 : 1, raw ? "" : "%", none);
+  snprintf(r->c[13], 48, "%s", c->fits ? rs_constraint_name(c->binding) : raw ? "" : "fails");
+  snprintf(r->c[14], 48, "%s", rs_confidence_name(c->confidence));
+}
+
+/* RFC 4180: quote a cell holding a comma, a quote or a line break. */
+static void put_csv_cell(rs_buf *out, const char *v, bool first) {
+  if (!first)
+    rs_buf_putc(out, ',');
+  if (strpbrk(v, ",\"\r\n") == NULL) {
+    rs_buf_puts(out, v);
+    return;
+  }
+  rs_buf_putc(out, '"');
+  for (; *v; v++) {
+    if (*v == '"')
+      rs_buf_putc(out, '"');
+    rs_buf_putc(out, *v);
+  }
+  rs_buf_putc(out, '"');
+}
+
+static size_t shown(const rs_fit_result *r, const rs_report_fit_options *o) {
+  return o->top && o->top < r->nfitting ? o->top : r->nfitting;
+}
+
+static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
+                     out_kind kind) {
+  size_t n = shown(r, o) + 1;
+  cells *rows = malloc(n * sizeof(*rows));
+  int width[NCOLS];
+  if (rows == NULL) {
+    out->failed = true; /* the caller reports it */
+    return;
+  }
+  for (size_t i = 0; i + 1 < n; i++)
+    row_cells(&rows[i], &r->fitting[i], i + 1, kind == OUT_CSV);
+  row_cells(&rows[n - 1], &r->current, 0, kind == OUT_CSV);
+  const char *names[NCOLS];
+  memcpy(names, col_names, sizeof(names));
+  if (r->demand.slo_quantile < 0.99)
+    names[6] = "P95_MS";
+  for (int k = 0; k < NCOLS; k++) {
+    width[k] = (int)strlen(names[k]);
+    for (size_t i = 0; i < n; i++)
+      if ((int)strlen(rows[i].c[k]) > width[k])
+        width[k] = (int)strlen(rows[i].c[k]);
+  }
+  for (int k = 0; k < NCOLS; k++) {
+    if (kind == OUT_CSV)
+      rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
+    else if (kind == OUT_MARKDOWN)
+      rs_buf_printf(out, "| %s ", names[k]);
+    else
+      rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], names[k]);
+  }
+  rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
+  if (kind == OUT_MARKDOWN) {
+    for (int k = 0; k < NCOLS; k++)
+      rs_buf_puts(out, col_numeric[k] ? "| ---: " : "| --- ");
+    rs_buf_puts(out, "|\n");
+  }
+  for (size_t i = 0; i < n; i++) {
+    for (int k = 0; k < NCOLS; k++) {
+      const char *v = rows[i].c[k];
+      if (kind == OUT_CSV)
+        put_csv_cell(out, v, k == 0);
+      else if (kind == OUT_MARKDOWN)
+        rs_buf_printf(out, "| %s ", v);
+      else if (col_numeric[k])
+        rs_buf_printf(out, "  %*s", width[k], v);
+      else
+        rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], v);
+    }
+    rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
+  }
+  free(rows);
+}
+
+static void put_money(rs_buf *out, double v) {
+  if (isfinite(v))
+    rs_buf_printf(out, "%.2f", v);
+  else
+    rs_buf_puts(out, "-");
+}
+
+/* The header lines: what was fitted against what. pre/post wrap each
+ * label for Markdown. */
+static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, const char *post,
+                       const char *eol) {
+  const rs_profile *p = r->summary->profile;
+  const rs_catalog *cat = r->catalog;
+  const rs_demand *d = &r->demand;
+  const rs_fit_options *o = &r->opts;
+  rs_buf_printf(out, "%sendpoint%s   %s (%s)%s", pre, post, p->endpoint, p->path, eol);
+  rs_buf_printf(out, "%scatalog%s    %s (%s%s) sha256 %s%s", pre, post, cat->version, cat->path,
+                cat->embedded ? ", built in" : "", cat->sha256, eol);
+  rs_buf_printf(out, "%spricing%s    %s, %s per hour, ", pre, post, rs_price_basis_name(r->basis),
+                cat->currency);
+  if (r->overlay)
+    rs_buf_printf(out, "overlay %s (%s)", r->overlay->name, r->overlay->path);
+  else
+    rs_buf_puts(out, "no overlay");
+  rs_buf_printf(out, "; %s%s", o->region ? "region " : "any region", o->region ? o->region : "");
+  rs_buf_puts(out, eol);
+  rs_buf_printf(out, "%sscope%s      providers ", pre, post);
+  if (o->providers == NULL)
+    rs_buf_printf(out, "%s (the current one)", p->current.provider);
+  else if (o->nproviders == 0)
+    rs_buf_puts(out, "all");
+  else
+    for (size_t i = 0; i < o->nproviders; i++)
+      rs_buf_printf(out, "%s%s", i ? "," : "", o->providers[i]);
+  rs_buf_puts(out, "; families ");
+  bool first = true;
+  for (unsigned bit = 1; bit <= RS_FAMILY_TPU; bit <<= 1) {
+    if (r->families & bit) {
+      rs_buf_printf(out, "%s%s", first ? "" : ",", rs_family_name(bit));
+      first = false;
+    }
+  }
+  rs_buf_printf(out, "; %zu shapes fit, %zu rejected%s", r->nfitting, r->nrejected, eol);
+  rs_buf_printf(out, "%scurrent%s    %s %s x%llu", pre, post, p->current.provider,
+                p->current.instance, (unsigned long long)p->current.replicas);
+  if (p->current.region)
+    rs_buf_printf(out, " (%s)", p->current.region);
+  rs_buf_puts(out, ": ");
+  put_money(out, r->current_usd_hour * RS_FIT_HOURS_PER_MONTH);
+  rs_buf_printf(out, " $/month%s", eol);
+  rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
+                post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB, o->headroom * 100.0,
+                eol);
+  rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
+                d->design_peak, d->peak_basis, d->rate_mean);
+  if (isfinite(d->observed_peak))
+    rs_buf_printf(out, ", observed max %.2f req/s", d->observed_peak);
+  rs_buf_puts(out, eol);
+  rs_buf_printf(out, "%scompute%s    ", pre, post);
+  if (isfinite(d->busy_s))
+    rs_buf_printf(out, "busy %.2f ms per request on %s (%s", d->busy_s * 1e3,
+                  d->source->accelerator ? d->source->accelerator->name : d->source->name,
+                  d->busy_basis);
+  else
+    rs_buf_printf(out, "busy time unknown (%s", d->busy_basis);
+  if (isfinite(d->busy_r2))
+    rs_buf_printf(out, ", R2 %.2f", d->busy_r2);
+  rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
+  rs_buf_printf(out,
+                "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
+                "cs2 %.2f; ceiling %.0f%%%s",
+                pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
+                d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+}
+
+static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
+                               const char *post, const char *eol) {
+  if (r->nfitting == 0) {
+    rs_buf_printf(out, "%sno fit%s: no allowed shape meets every constraint; the closest:\n", pre,
+                  post);
+    for (size_t i = 0; i < r->nrejected && i < 5; i++)
+      rs_buf_printf(out, "  %s %s: %s: %s\n", r->rejected[i].inst->provider,
+                    r->rejected[i].inst->name, rs_constraint_name(r->rejected[i].failed),
+                    r->rejected[i].reason);
+    return;
+  }
+  const rs_candidate *b = &r->fitting[0];
+  if (r->right_sized)
+    rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
+                  r->summary->profile->current.instance,
+                  (unsigned long long)r->summary->profile->current.replicas, eol);
+  else if (b->savings_month >= 0)
+    rs_buf_printf(out, "%sverdict%s    %s %s x%u: %.2f $/month, saves %.2f $/month (%.1f%%)%s", pre,
+                  post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
+                  b->savings_month, b->savings_pct, eol);
+  else
+    rs_buf_printf(out,
+                  "%sverdict%s    %s %s x%u: %.2f $/month, %.2f $/month (%.1f%%) more than now: "
+                  "the current deployment does not hold the demand%s",
+                  pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
+                  -b->savings_month, -b->savings_pct, eol);
+  rs_buf_printf(out, "%sbound by%s   %s; confidence %s", pre, post, rs_constraint_name(b->binding),
+                rs_confidence_name(b->confidence));
+  for (size_t i = 0; i < b->nreasons; i++)
+    rs_buf_printf(out, "%s%s", i ? "; " : ": ", b->reasons[i]);
+  rs_buf_printf(out, "; projection %s, error band +/-%.0f%%\n", b->basis, b->error_band * 100.0);
+}
+
+static void put_warnings(rs_buf *out, const rs_fit_result *r, bool markdown) {
+  if (r->nwarnings == 0)
+    return;
+  rs_buf_puts(out, markdown ? "\n**Warnings**\n\n" : "\nwarnings\n");
+  for (size_t i = 0; i < r->nwarnings; i++) {
+    if (markdown)
+      rs_buf_printf(out, "- `%s` %s\n", r->warnings[i].code, r->warnings[i].text);
+    else
+      rs_buf_printf(out, "  %-20s %s\n", r->warnings[i].code, r->warnings[i].text);
+  }
+}
+
+/* --explain: the winner's margins, then every rejected shape's reason. */
+static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
+  const rs_demand *d = &r->demand;
+  const char *item = markdown ? "- " : "  ";
+  if (r->nfitting) {
+    const rs_candidate *b = &r->fitting[0];
+    double cap = r->opts.max_util * 100.0;
+    rs_buf_printf(out, markdown ? "\n**Margins of %s x%u**\n\n" : "\nmargins of %s x%u\n",
+                  b->inst->name, b->replicas);
+    rs_buf_printf(out,
+                  "%smemory       %.2f GiB needed incl. headroom of %.2f GiB per server "
+                  "(%u device%s): %.0f%% free before headroom\n",
+                  item, d->mem_need_head / GIB, b->mem_capacity / GIB, b->devices_per_server,
+                  b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
+    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f req/s over %u server%s, ceiling %.0f%%\n",
+                  item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
+                  cap);
+    rs_buf_printf(out,
+                  "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
+                  "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
+                  item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
+                  b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
+    if (isfinite(b->host_cpu_util))
+      rs_buf_printf(out, "%shost CPU     %.1f%% of %.0f vCPUs, ceiling %.0f%%\n", item,
+                    b->host_cpu_util * 100.0, b->inst->vcpus, cap);
+    if (isfinite(b->host_mem_need))
+      rs_buf_printf(out, "%shost memory  %.2f GiB needed incl. headroom of %.2f GiB\n", item,
+                    b->host_mem_need / GIB, b->inst->memory_bytes / GIB);
+    if (isfinite(b->net_util))
+      rs_buf_printf(out, "%snetwork      %.2f%% of the %g Gbps baseline, ceiling %.0f%%\n", item,
+                    b->net_util * 100.0,
+                    isfinite(b->inst->network_baseline_gbps) ? b->inst->network_baseline_gbps
+                                                             : b->inst->network_gbps,
+                    cap);
+    rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
+                  b->basis, b->service_s * 1e3, b->ratio);
+    for (size_t i = 0; i < b->nnotes; i++)
+      rs_buf_printf(out, "%snote         %s\n", item, b->notes[i]);
+  }
+  rs_buf_printf(out, markdown ? "\n**Rejected (%zu)**\n\n" : "\nrejected (%zu)\n", r->nrejected);
+  for (size_t i = 0; i < r->nrejected; i++) {
+    const rs_candidate *c = &r->rejected[i];
+    rs_buf_printf(out, "%s%-6s %-24s %-12s %s\n", item, c->inst->provider, c->inst->name,
+                  rs_constraint_name(c->failed), c->reason);
+  }
+}
+
+/* The table and the Markdown share one layout; Markdown bolds the labels
+ * and ends lines with a hard break. */
+static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
+                            bool md) {
+  const char *mark = md ? "**" : "", *eol = md ? "  \n" : "\n";
+  if (md)
+    rs_buf_printf(out, "### rightsize: %s\n\n", r->summary->profile->endpoint);
+  put_header(out, r, mark, mark, eol);
+  rs_buf_puts(out, "\n");
+  put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);
+  rs_buf_puts(out, "\n");
+  put_recommendation(out, r, mark, mark, eol);
+  if (o->explain)
+    put_explain(out, r, md);
+  put_warnings(out, r, md);
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+rs_status rs_report_fit_table(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
+  return put_report(out, r, o, false);
+}
+
+rs_status rs_report_fit_markdown(rs_buf *out, const rs_fit_result *r,
+                                 const rs_report_fit_options *o) {
+  return put_report(out, r, o, true);
+}
+
+rs_status rs_report_fit_csv(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
+  put_rows(out, r, o, OUT_CSV);
+  return out->failed ? RS_NOMEM : RS_OK;
+}

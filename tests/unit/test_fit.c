@@ -1,0 +1,384 @@
+/* The fit engine: projection math, replica search and its edge cases on a
+ * hand-built endpoint, and the canonical example end to end. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <string.h>
+
+#include "rightsize/catalog.h"
+#include "rightsize/fit.h"
+#include "rightsize/pricing.h"
+#include "rightsize/profile.h"
+#include "rightsize/queue.h"
+#include "rightsize/summary.h"
+#include "test_support.h"
+
+#define GIB 1073741824.0
+
+static void assert_rel(double got, double want, double rel) {
+  if (!(fabs(got - want) <= rel * fabs(want) + 1e-12))
+    fail_msg("got %.17g, want %.17g (rel %g)", got, want, rel);
+}
+
+/* An endpoint on one V100 (p3.2xlarge): a week of minutes, 10 ms of GPU
+ * busy time per request (a clean line), 5 ms p50 and 9 ms p99 latency,
+ * 3 GiB of GPU memory, 4 GiB host memory, 10 req/s mean, 20 p99. */
+typedef struct world {
+  rs_profile p;
+  rs_summary s;
+  rs_catalog *cat;
+  rs_fit_options o;
+} world;
+
+static void set_metric(rs_metric_stats *m, double mean, double p50, double p99, double max) {
+  memset(m, 0, sizeof(*m));
+  m->count = 10080;
+  m->min = 0;
+  m->mean = mean;
+  m->max = max;
+  m->q[0] = p50;
+  m->q[1] = m->q[2] = (p50 + p99) / 2;
+  m->q[3] = p99;
+}
+
+static void world_init(world *w, rs_arena *arena) {
+  rs_error err;
+  memset(w, 0, sizeof(*w));
+  rs_error_clear(&err);
+  assert_int_equal(rs_catalog_default(&w->cat, arena, &err), RS_OK);
+  assert_int_equal(rs_pricing_apply(w->cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
+  rs_profile *p = &w->p;
+  p->path = "test.yaml";
+  p->endpoint = "unit";
+  p->model.families = RS_FAMILY_NVIDIA_GPU;
+  p->model.weights_bytes = NAN;
+  p->model.max_batch = 1;
+  p->model.activation_bytes_per_sample = NAN;
+  p->model.bound = RS_BOUND_COMPUTE;
+  p->current.provider = "aws";
+  p->current.instance = "p3.2xlarge";
+  p->current.replicas = 1;
+  p->current.line = 3;
+  p->current.col = 14;
+  p->slo.latency_p99_ms = 50;
+  p->slo.latency_p95_ms = NAN;
+  p->traffic.peak_rps = NAN;
+  p->traffic.growth = 1;
+  rs_summary *s = &w->s;
+  s->profile = p;
+  s->name = "unit";
+  rs_endpoint_stats *st = &s->stats;
+  st->coverage.rows = 10080;
+  st->coverage.series = 1;
+  st->coverage.duration_s = 7 * 86400.0;
+  st->coverage.interval_s = 60;
+  st->ndevices = 1;
+  st->busiest_device = 0;
+  rs_device_stats *d = &st->devices[0];
+  d->index = 0;
+  set_metric(&d->m[RS_METRIC_GPU_MEM_USED], 3 * GIB, 3 * GIB, 3 * GIB, 3 * GIB);
+  set_metric(&d->m[RS_METRIC_GPU_UTIL], 10.0, 10.0, 20.0, 30.0);
+  d->util_vs_rate = (rs_linear_fit){10080, 10, 10, 4, 1.0, 0.0, 0.99}; /* 1 % per req/s */
+  set_metric(&st->m[RS_METRIC_REQUEST_RATE], 10.0, 10.0, 20.0, 25.0);
+  set_metric(&st->m[RS_METRIC_LATENCY_P50], 5.0, 5.0, 6.0, 7.0);
+  set_metric(&st->m[RS_METRIC_LATENCY_P99], 9.0, 9.0, 12.0, 14.0);
+  set_metric(&st->m[RS_METRIC_HOST_MEM_USED], 4 * GIB, 4 * GIB, 4 * GIB, 4 * GIB);
+  st->rate_peak_to_mean = 2.5;
+  rs_fit_options_init(&w->o);
+}
+
+static rs_fit_result *fit_ok(world *w, rs_arena *arena) {
+  rs_fit_result *r = NULL;
+  rs_error err;
+  rs_error_clear(&err);
+  if (rs_fit(&r, arena, &w->s, w->cat, RS_BASIS_ONDEMAND, NULL, &w->o, &err) != RS_OK)
+    fail_msg("rs_fit: %s", err.msg);
+  assert_non_null(r);
+  return r;
+}
+
+static const rs_candidate *find(const rs_fit_result *r, const char *name, bool *fits) {
+  for (size_t i = 0; i < r->nfitting; i++)
+    if (strcmp(r->fitting[i].inst->name, name) == 0) {
+      *fits = true;
+      return &r->fitting[i];
+    }
+  for (size_t i = 0; i < r->nrejected; i++)
+    if (strcmp(r->rejected[i].inst->name, name) == 0) {
+      *fits = false;
+      return &r->rejected[i];
+    }
+  fail_msg("%s was not considered", name);
+  return NULL;
+}
+
+static void test_demand(void **state) {
+  world w;
+  world_init(&w, *state);
+  rs_fit_result *r = fit_ok(&w, *state);
+  const rs_demand *d = &r->demand;
+  assert_string_equal(d->source->name, "p3.2xlarge");
+  assert_rel(d->busy_s, 0.010, 1e-12);     /* slope 1 %/(req/s) = 10 ms per request */
+  assert_rel(d->design_peak, 20.0, 1e-12); /* p99 by default */
+  assert_rel(d->rate_mean, 10.0, 1e-12);
+  assert_rel(d->mem_need, 3 * GIB, 1e-12);
+  assert_rel(d->mem_need_head, 3.6 * GIB, 1e-12);
+  assert_rel(d->cs2, rs_lognormal_cv2(5.0, 9.0, 0.99), 1e-12);
+  assert_true(d->service_q_ms <= 9.0 && d->service_q_ms >= 5.0);
+  /* the profile's peak, then growth */
+  w.p.traffic.peak_rps = 30;
+  w.p.traffic.growth = 1.5;
+  r = fit_ok(&w, *state);
+  assert_rel(r->demand.design_peak, 45.0, 1e-12);
+  assert_rel(r->demand.rate_mean, 15.0, 1e-12);
+  /* the flag beats the profile */
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_MAX;
+  r = fit_ok(&w, *state);
+  assert_rel(r->demand.design_peak, 25.0 * 1.5, 1e-12);
+  /* per-replica samples of a two-replica endpoint */
+  world_init(&w, *state);
+  w.p.current.replicas = 2;
+  r = fit_ok(&w, *state);
+  assert_rel(r->demand.design_peak, 40.0, 1e-12);
+  assert_rel(r->demand.busy_s, 0.010, 1e-12);
+  /* the same rate column read as the endpoint's total */
+  w.p.traffic.rate_per_endpoint = true;
+  r = fit_ok(&w, *state);
+  assert_rel(r->demand.design_peak, 20.0, 1e-12);
+  assert_rel(r->demand.busy_s, 0.020, 1e-12);
+}
+
+/* V100 -> T4: the compute ratio 125/65, the bandwidth ratio 900/320, or
+ * their even mix, applied to busy time and to the device's share of the
+ * service latency. */
+static void test_projection(void **state) {
+  static const struct {
+    rs_bound bound;
+    double ratio;
+  } cases[] = {{RS_BOUND_COMPUTE, 125.0 / 65.0},
+               {RS_BOUND_MEMORY, 900.0 / 320.0},
+               {RS_BOUND_UNKNOWN, 0.5 * 125.0 / 65.0 + 0.5 * 900.0 / 320.0}};
+  for (size_t i = 0; i < 3; i++) {
+    world w;
+    bool fits;
+    world_init(&w, *state);
+    w.p.model.bound = cases[i].bound;
+    rs_fit_result *r = fit_ok(&w, *state);
+    const rs_candidate *c = find(r, "g4dn.xlarge", &fits);
+    assert_true(fits);
+    assert_rel(c->ratio, cases[i].ratio, 1e-12);
+    assert_rel(c->service_s, 0.010 * cases[i].ratio, 1e-12);
+    /* busy 10 ms > p50 5 ms: the device holds the whole latency */
+    assert_rel(c->service_q_ms, r->demand.service_q_ms * cases[i].ratio, 1e-12);
+    assert_rel(c->util, 20.0 * c->service_s / c->servers, 1e-12);
+    assert_true(c->confidence ==
+                (cases[i].bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM));
+    /* latency = service + the Allen-Cunneen p99 wait at that count */
+    rs_queue q = {c->servers, 20.0, c->queue_s, 1.0, r->demand.cs2};
+    assert_rel(c->latency_q_ms, c->service_q_ms + rs_queue_wait_quantile(&q, 0.99) * 1e3, 1e-9);
+  }
+}
+
+/* A benchmark on the shape beats the model; the same device elsewhere is
+ * calibrated from it at lower confidence. */
+static void test_benchmark(void **state) {
+  world w;
+  bool fits;
+  rs_benchmark b = {"g4dn.xlarge", 1, 8.0, 4.0, 200.0, 1, 1};
+  world_init(&w, *state);
+  w.p.benchmarks = &b;
+  w.p.nbenchmarks = 1;
+  rs_fit_result *r = fit_ok(&w, *state);
+  const rs_candidate *c = find(r, "g4dn.xlarge", &fits);
+  assert_true(fits);
+  assert_string_equal(c->basis, "measured");
+  assert_rel(c->service_s, 1.0 / 200.0, 1e-12);
+  assert_rel(c->service_q_ms, 8.0, 1e-12);
+  c = find(r, "g4dn.2xlarge", &fits);
+  assert_true(fits);
+  assert_string_equal(c->basis, "measured on g4dn.xlarge");
+  assert_int_equal(c->confidence, RS_CONF_MEDIUM);
+}
+
+/* Replicas grow until utilization and latency hold, and no further. */
+static void test_replica_search(void **state) {
+  world w;
+  bool fits;
+  world_init(&w, *state);
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_RPS;
+  w.o.peak_rps = 400.0; /* 4 V100s of busy time at 100 % */
+  rs_fit_result *r = fit_ok(&w, *state);
+  const rs_candidate *c = find(r, "p3.2xlarge", &fits);
+  assert_true(fits);
+  assert_true(c->util <= w.o.max_util);
+  assert_true(c->latency_q_ms <= 50.0);
+  assert_int_equal(c->replicas, 5); /* 400 x 10 ms / 0.8 = 5 devices */
+  assert_int_equal(c->binding, RS_CONSTRAINT_UTILIZATION);
+  /* the fewest: one less breaks the ceiling */
+  assert_true(400.0 * c->service_s / (c->replicas - 1) > w.o.max_util);
+  /* the ranking is by monthly cost, cheapest first */
+  for (size_t i = 1; i < r->nfitting; i++)
+    assert_true(r->fitting[i - 1].usd_per_month <= r->fitting[i].usd_per_month);
+}
+
+static void test_zero_traffic(void **state) {
+  world w;
+  world_init(&w, *state);
+  set_metric(&w.s.stats.m[RS_METRIC_REQUEST_RATE], 0, 0, 0, 0);
+  w.s.stats.devices[0].util_vs_rate = (rs_linear_fit){10080, 0, 1, 0, NAN, NAN, NAN};
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_true(r->nfitting > 0);
+  assert_true(r->demand.design_peak == 0.0);
+  const rs_candidate *best = &r->fitting[0];
+  assert_int_equal(best->replicas, 1);
+  assert_true(best->util == 0.0 && best->wait_q_ms == 0.0);
+  assert_true(isnan(best->usd_per_million)); /* no predictions to price */
+}
+
+static void test_traffic_beyond_any_shape(void **state) {
+  world w;
+  world_init(&w, *state);
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_RPS;
+  w.o.peak_rps = 1e7;
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_int_equal(r->nfitting, 0);
+  assert_true(r->nrejected > 0);
+  bool util_reason = false;
+  for (size_t i = 0; i < r->nrejected; i++)
+    if (r->rejected[i].failed == RS_CONSTRAINT_UTILIZATION) {
+      util_reason = true;
+      assert_non_null(strstr(r->rejected[i].reason, "--max-replicas 64"));
+    }
+  assert_true(util_reason);
+  assert_string_equal(r->warnings[r->nwarnings - 1].code, "no-fit");
+}
+
+static void test_slo_below_service(void **state) {
+  world w;
+  bool fits;
+  world_init(&w, *state);
+  w.o.slo_ms = 2.0;
+  rs_fit_result *r = fit_ok(&w, *state);
+  const rs_candidate *c = find(r, "p3.2xlarge", &fits);
+  assert_false(fits);
+  assert_int_equal(c->failed, RS_CONSTRAINT_LATENCY);
+  assert_non_null(strstr(c->reason, "no replica count helps"));
+  /* the closest first: rejections sorted by how far they are off */
+  for (size_t i = 1; i < r->nrejected; i++)
+    assert_true(r->rejected[i - 1].shortfall <= r->rejected[i].shortfall);
+}
+
+static void test_memory(void **state) {
+  world w;
+  bool fits;
+  world_init(&w, *state);
+  w.p.model.weights_bytes = 200e9; /* no single device holds 240 GB */
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_int_equal(r->nfitting, 0);
+  const rs_candidate *c = find(r, "g4dn.xlarge", &fits);
+  assert_int_equal(c->failed, RS_CONSTRAINT_MEMORY);
+  assert_non_null(strstr(c->reason, "incl. 20% headroom > 14.9 GiB per device"));
+  /* sharded over 4 of 8 H100s: 320 GB >= 240 GB */
+  w.p.model.shardable = true;
+  w.o.slo_ms = 1000;
+  r = fit_ok(&w, *state);
+  c = find(r, "p5.48xlarge", &fits);
+  assert_true(fits);
+  assert_int_equal(c->devices_per_server, 4);
+  assert_int_equal(c->servers_per_replica, 2);
+  assert_int_equal(c->confidence, RS_CONF_MEDIUM);
+}
+
+static void test_current_missing(void **state) {
+  world w;
+  rs_fit_result *r;
+  rs_error err;
+  world_init(&w, *state);
+  w.p.current.instance = "p9.mega";
+  rs_error_clear(&err);
+  assert_int_equal(rs_fit(&r, *state, &w.s, w.cat, RS_BASIS_ONDEMAND, NULL, &w.o, &err),
+                   RS_INVALID);
+  assert_string_equal(err.path, "test.yaml");
+  assert_int_equal(err.line, 3);
+  assert_int_equal(err.col, 14);
+  assert_non_null(strstr(err.msg, "'p9.mega' is not in catalog 2026.12.0 for provider aws"));
+}
+
+static void test_peak_parse(void **state) {
+  (void)state;
+  rs_peak_kind k;
+  double v;
+  assert_int_equal(rs_peak_parse("max", &k, &v), RS_OK);
+  assert_int_equal(k, RS_PEAK_MAX);
+  assert_int_equal(rs_peak_parse("25rps", &k, &v), RS_OK);
+  assert_true(k == RS_PEAK_RPS && v == 25.0);
+  assert_int_equal(rs_peak_parse("12.5", &k, &v), RS_OK);
+  assert_true(v == 12.5);
+  assert_int_equal(rs_peak_parse("-1", &k, &v), RS_USAGE);
+  assert_int_equal(rs_peak_parse("p42", &k, &v), RS_USAGE);
+  assert_int_equal(rs_peak_parse("rps", &k, &v), RS_USAGE);
+}
+
+/* The acceptance case: the canonical profile, NVIDIA GPUs on AWS. */
+static void test_canonical(void **state) {
+  rs_arena *arena = *state;
+  rs_profile *p;
+  rs_summary *s;
+  rs_catalog *cat;
+  rs_fit_result *r;
+  rs_fit_options o;
+  rs_error err;
+  const char *aws[] = {"aws"};
+  rs_error_clear(&err);
+  assert_int_equal(
+      rs_profile_load(&p, arena, RS_SOURCE_DIR "/profiles/resnet50-p3.8xlarge.yaml", &err), RS_OK);
+  assert_int_equal(rs_summary_from_profile(&s, arena, p, NULL, &err), RS_OK);
+  assert_int_equal(rs_catalog_default(&cat, arena, &err), RS_OK);
+  assert_int_equal(rs_pricing_apply(cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
+  rs_fit_options_init(&o);
+  o.providers = aws;
+  o.nproviders = 1;
+  o.families = RS_FAMILY_NVIDIA_GPU;
+  assert_int_equal(rs_fit(&r, arena, s, cat, RS_BASIS_ONDEMAND, NULL, &o, &err), RS_OK);
+  assert_true(r->nfitting > 0);
+  const rs_candidate *b = &r->fitting[0];
+  assert_string_equal(b->inst->name, "g4dn.xlarge");
+  assert_int_equal(b->replicas, 1);
+  assert_true(b->latency_q_ms < 50.0);
+  assert_rel(r->current_usd_hour, 12.24, 1e-12);
+  assert_true(b->savings_pct > 94.0 && b->savings_pct < 97.0);
+  assert_false(r->right_sized);
+  /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
+  o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
+  assert_int_equal(rs_fit(&r, arena, s, cat, RS_BASIS_ONDEMAND, NULL, &o, &err), RS_OK);
+  bool saw_cross = false;
+  for (size_t i = 0; i < r->nfitting; i++) {
+    if (r->fitting[i].inst->category == RS_CATEGORY_GPU)
+      continue;
+    saw_cross = true;
+    assert_int_equal(r->fitting[i].confidence, RS_CONF_LOW);
+  }
+  assert_true(saw_cross);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_demand, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_projection, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_benchmark, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_replica_search, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_zero_traffic, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_traffic_beyond_any_shape, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_slo_below_service, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_memory, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_current_missing, setup_arena, teardown_arena),
+      cmocka_unit_test(test_peak_parse),
+      cmocka_unit_test_setup_teardown(test_canonical, setup_arena, teardown_arena),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
