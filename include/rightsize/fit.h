@@ -75,6 +75,10 @@ typedef struct rs_fit_options {
   size_t nproviders;      /* 0 with providers != NULL: every provider */
   const char *region;     /* NULL: any region */
   unsigned max_replicas;  /* RS_FIT_MAX_REPLICAS */
+  /* A proposed deployment to evaluate as well (`check --instance`): a shape
+   * of the catalog and its replica count; NULL for none. */
+  const rs_instance *proposed;
+  unsigned proposed_replicas;
 } rs_fit_options;
 
 void rs_fit_options_init(rs_fit_options *o);
@@ -132,6 +136,7 @@ typedef struct rs_candidate {
   double service_s;    /* busy time per request per server: capacity, utilization */
   double queue_s;      /* what a request holds a server in the queue model (<= service_s) */
   double service_q_ms; /* service latency at the SLO quantile */
+  double cs2;          /* squared CV of service times used in the queue */
   double util, p_wait, wait_q_ms, latency_q_ms;
   double mem_capacity; /* bytes per server (device x devices_per_server, or host memory) */
   double mem_free;     /* 1 - mem_need / mem_capacity */
@@ -157,6 +162,7 @@ typedef struct rs_fit_result {
   unsigned families;
   rs_demand demand;
   rs_candidate current;    /* the deployment as it runs */
+  rs_candidate *proposed;  /* opts->proposed at its replica count; NULL without one */
   double current_usd_hour; /* NaN when the current shape has no price */
   rs_candidate *fitting;   /* ranked: cheapest first */
   size_t nfitting;

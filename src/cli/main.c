@@ -8,9 +8,8 @@
 #include "rightsize/arena.h"
 #include "rightsize/version.h"
 
-const rs_cli_command *const rs_cli_commands[] = {&rs_cmd_profile, &rs_cmd_recommend,
-                                                 &rs_cmd_catalog, &rs_cmd_fetch, &rs_cmd_help,
-                                                 NULL};
+const rs_cli_command *const rs_cli_commands[] = {
+    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_catalog, &rs_cmd_fetch, &rs_cmd_help, NULL};
 
 static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_cli_args args;

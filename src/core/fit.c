@@ -489,8 +489,10 @@ static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
   c->notes = n;
 }
 
+/* Fits one shape. fixed > 0 evaluates that replica count instead of
+ * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
-                      rs_candidate *c) {
+                      unsigned fixed, rs_candidate *c) {
   const rs_demand *d = &res->demand;
   plan pl = {NAN, NAN, NAN, 1.0, in->category == RS_CATEGORY_CPU};
   reasons r;
@@ -533,16 +535,16 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                          "count helps",
                          pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
            pl.service_q_ms / d->slo_ms);
-    if (current) {
-      evaluate(ctx, d, c, &pl, (unsigned)ctx->profile->current.replicas);
+    if (fixed) {
+      evaluate(ctx, d, c, &pl, fixed);
       price(res, c);
     }
     keep_reasons(ctx, c, &r);
     return;
   }
   unsigned first = 1, last = ctx->o->max_replicas;
-  if (current) {
-    first = last = (unsigned)ctx->profile->current.replicas;
+  if (fixed) {
+    first = last = fixed;
   } else if (d->design_peak > 0) {
     double need =
         d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
@@ -576,6 +578,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   }
   c->service_s = pl.service_s;
   c->queue_s = pl.queue_s;
+  c->cs2 = pl.cs2;
   c->service_q_ms = pl.service_q_ms;
   price(res, c);
   keep_reasons(ctx, c, &r);
@@ -718,14 +721,23 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
     return st;
   res->current_usd_hour =
       res->demand.source->price_usd_per_hour * (double)sum->profile->current.replicas;
-  fit_shape(&ctx, res, res->demand.source, true, &res->current);
-  res->current.replicas = (unsigned)sum->profile->current.replicas;
+  unsigned now = (unsigned)sum->profile->current.replicas;
+  fit_shape(&ctx, res, res->demand.source, true, now, &res->current);
+  res->current.replicas = now;
   price(res, &res->current);
+  if (opts->proposed != NULL) {
+    res->proposed = rs_arena_alloc(arena, sizeof(*res->proposed));
+    if (res->proposed == NULL)
+      return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+    fit_shape(&ctx, res, opts->proposed, false, opts->proposed_replicas, res->proposed);
+    res->proposed->replicas = opts->proposed_replicas;
+    price(res, res->proposed);
+  }
   size_t n = 0, nfit = 0;
   for (size_t i = 0; i < cat->ninstances; i++) {
     if (!allowed(&ctx, res->families, &cat->instances[i]))
       continue;
-    fit_shape(&ctx, res, &cat->instances[i], false, &all[n]);
+    fit_shape(&ctx, res, &cat->instances[i], false, 0, &all[n]);
     nfit += all[n].fits;
     n++;
   }
