@@ -39,6 +39,13 @@ rs_status rs_buf_printf(rs_buf *buf, const char *fmt, ...)
  * requires. Invalid UTF-8 bytes become U+FFFD so the output stays valid. */
 rs_status rs_buf_put_json_string(rs_buf *buf, const char *s);
 
+/* Drops trailing spaces (a table row whose last cells are empty). */
+void rs_buf_rstrip(rs_buf *buf);
+
+/* Appends s as one RFC 4180 CSV field: quoted (quotes doubled) when it
+ * holds a comma, a quote or a line break, as is otherwise. */
+rs_status rs_buf_put_csv(rs_buf *buf, const char *s);
+
 /* Appends a finite double in a fixed, locale-free form with `decimals`
  * digits after the point ("12.240"); trailing zeros are kept so column
  * widths stay stable. Non-finite values print as "null" (JSON) */

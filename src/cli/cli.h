@@ -5,11 +5,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "rightsize/arena.h"
 #include "rightsize/catalog.h"
 #include "rightsize/error.h"
+#include "rightsize/fit.h"
 #include "rightsize/pricing.h"
 
 typedef struct rs_cli_option {
@@ -47,6 +49,8 @@ typedef struct rs_cli_command {
 
 extern const rs_cli_command rs_cmd_profile;
 extern const rs_cli_command rs_cmd_recommend;
+extern const rs_cli_command rs_cmd_check;
+extern const rs_cli_command rs_cmd_audit;
 extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
@@ -73,6 +77,84 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 
 /* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);
+
+/* ---- options shared by the fitting commands (cli_fit.c) ---- */
+
+enum {
+  RS_CLI_OPT_PROVIDER = 100,
+  RS_CLI_OPT_REGION,
+  RS_CLI_OPT_ALLOW,
+  RS_CLI_OPT_PRICING,
+  RS_CLI_OPT_OVERLAY,
+  RS_CLI_OPT_CATALOG,
+  RS_CLI_OPT_HEADROOM,
+  RS_CLI_OPT_MAX_UTIL,
+  RS_CLI_OPT_SLO_P99,
+  RS_CLI_OPT_SLO_P95,
+  RS_CLI_OPT_PEAK,
+  RS_CLI_OPT_MAX_REPLICAS
+};
+
+/* The entries of an option table for them, to put in a command's table. */
+#define RS_CLI_FIT_OPTIONS                                                                         \
+  {"provider", 'p', "LIST", "aws, gcp, azure, a comma list, or all (default: the current one)",    \
+   RS_CLI_OPT_PROVIDER},                                                                           \
+      {"region", 'r', "REGION", "only shapes priced in this region (default: any)",                \
+       RS_CLI_OPT_REGION},                                                                         \
+      {"allow", 'a', "FAMILIES",                                                                   \
+       "accelerator families to consider, overriding the profile: a comma list of nvidia-gpu, "    \
+       "cpu, inferentia, trainium, tpu",                                                           \
+       RS_CLI_OPT_ALLOW},                                                                          \
+      {"pricing", 0, "BASIS", "on-demand (default), spot or reserved (docs/pricing.md)",           \
+       RS_CLI_OPT_PRICING},                                                                        \
+      {"price-overlay", 0, "FILE", "discounts and prices on top of the catalog",                   \
+       RS_CLI_OPT_OVERLAY},                                                                        \
+      {"catalog", 'c', "FILE|DIR", "catalog to use instead of the built-in one",                   \
+       RS_CLI_OPT_CATALOG},                                                                        \
+      {"headroom", 0, "PCT", "memory headroom over the need (default 20)", RS_CLI_OPT_HEADROOM},   \
+      {"max-util", 0, "PCT", "utilization ceiling for devices, host CPU, network (default 80)",    \
+       RS_CLI_OPT_MAX_UTIL},                                                                       \
+      {"slo-p99", 0, "DURATION", "p99 latency target, overriding the profile's SLO (50ms)",        \
+       RS_CLI_OPT_SLO_P99},                                                                        \
+      {"slo-p95", 0, "DURATION", "p95 latency target, overriding the profile's SLO",               \
+       RS_CLI_OPT_SLO_P95},                                                                        \
+      {"peak", 0, "PEAK",                                                                          \
+       "design peak: p95, p99 (default), max of the request rate, or a rate in req/s; "            \
+       "overrides traffic.peak_rps",                                                               \
+       RS_CLI_OPT_PEAK},                                                                           \
+  {                                                                                                \
+    "max-replicas", 0, "N", "largest replica count to consider per shape (default 64)",            \
+        RS_CLI_OPT_MAX_REPLICAS                                                                    \
+  }
+
+#define RS_CLI_MAX_PROVIDERS 8
+
+typedef struct rs_cli_fit_opts {
+  const char *cmd; /* for usage errors */
+  rs_fit_options fit;
+  const char *providers[RS_CLI_MAX_PROVIDERS];
+  char provider_buf[64];
+  rs_price_basis basis;
+  const char *overlay, *catalog;
+  rs_catalog *cat; /* after rs_cli_fit_catalog */
+  const rs_overlay *ov;
+} rs_cli_fit_opts;
+
+void rs_cli_fit_init(rs_cli_fit_opts *o, const char *cmd);
+/* Applies p when it is one of the shared options: 0, or a usage error's
+ * exit code; -1 when p is another option. */
+int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p);
+/* Opens and prices the catalog into o->cat. */
+rs_status rs_cli_fit_catalog(rs_cli_fit_opts *o, rs_arena *arena, rs_error *err);
+/* Loads a profile, summarizes its samples, fits it (o->cat must be open). */
+rs_status rs_cli_fit_profile(rs_fit_result **res, rs_arena *arena, const char *path,
+                             const rs_cli_fit_opts *o, rs_error *err);
+/* A .yaml, .yml or .json name. */
+bool rs_cli_is_profile_path(const char *path);
+/* "bad --OPT 'V', expected EXPECTED" as a usage error of the last command
+ * given to rs_cli_fit_option; a whole number in [lo, hi]. */
+int rs_cli_bad_value(const char *opt, const char *v, const char *expected);
+int rs_cli_read_count(unsigned *out, const char *opt, const char *v, int64_t lo, int64_t hi);
 
 /* Loads --catalog (or the built-in catalog) and prices it under basis with
  * the overlay file, if any (cli_catalog.c). */

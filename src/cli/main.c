@@ -9,7 +9,8 @@
 #include "rightsize/version.h"
 
 const rs_cli_command *const rs_cli_commands[] = {
-    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_catalog, &rs_cmd_fetch, &rs_cmd_help, NULL};
+    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check, &rs_cmd_audit,
+    &rs_cmd_catalog, &rs_cmd_fetch,     &rs_cmd_help,  NULL};
 
 static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_cli_args args;

@@ -68,23 +68,6 @@ static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
   snprintf(r->c[14], 48, "%s", rs_confidence_name(c->confidence));
 }
 
-/* RFC 4180: quote a cell holding a comma, a quote or a line break. */
-static void put_csv_cell(rs_buf *out, const char *v, bool first) {
-  if (!first)
-    rs_buf_putc(out, ',');
-  if (strpbrk(v, ",\"\r\n") == NULL) {
-    rs_buf_puts(out, v);
-    return;
-  }
-  rs_buf_putc(out, '"');
-  for (; *v; v++) {
-    if (*v == '"')
-      rs_buf_putc(out, '"');
-    rs_buf_putc(out, *v);
-  }
-  rs_buf_putc(out, '"');
-}
-
 static size_t shown(const rs_fit_result *r, const rs_report_fit_options *o) {
   return o->top && o->top < r->nfitting ? o->top : r->nfitting;
 }
@@ -128,15 +111,19 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
   for (size_t i = 0; i < n; i++) {
     for (int k = 0; k < NCOLS; k++) {
       const char *v = rows[i].c[k];
-      if (kind == OUT_CSV)
-        put_csv_cell(out, v, k == 0);
-      else if (kind == OUT_MARKDOWN)
+      if (kind == OUT_CSV) {
+        if (k)
+          rs_buf_putc(out, ',');
+        rs_buf_put_csv(out, v);
+      } else if (kind == OUT_MARKDOWN)
         rs_buf_printf(out, "| %s ", v);
       else if (col_numeric[k])
         rs_buf_printf(out, "  %*s", width[k], v);
       else
         rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], v);
     }
+    if (kind != OUT_MARKDOWN)
+      rs_buf_rstrip(out);
     rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
   }
   free(rows);

@@ -175,3 +175,20 @@ rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {
     r = 0.0;
   return rs_buf_printf(buf, "%.*f", decimals, r);
 }
+
+rs_status rs_buf_put_csv(rs_buf *buf, const char *s) {
+  if (strpbrk(s, ",\"\r\n") == NULL)
+    return rs_buf_puts(buf, s);
+  rs_buf_putc(buf, '"');
+  for (; *s; s++) {
+    if (*s == '"')
+      rs_buf_putc(buf, '"');
+    rs_buf_putc(buf, *s);
+  }
+  return rs_buf_putc(buf, '"');
+}
+
+void rs_buf_rstrip(rs_buf *buf) {
+  while (buf->len > 0 && buf->data[buf->len - 1] == ' ')
+    buf->data[--buf->len] = '\0';
+}

@@ -7,6 +7,8 @@
 #   expected_stderr  (optional) the exact expected standard error
 #   stderr_match     (optional) an extended regex standard error must match
 #   json             (optional, empty) standard output must parse as JSON
+#   xml              (optional, empty) standard output must be well-formed XML
+#                    (xmllint where installed, else Python's expat parser)
 #   setup            (optional) a shell script run first as `sh setup DIR`; DIR
 #                    is a fresh temporary directory, also $TMPDIR_CASE in args
 # A failing case (exit != 0) must print nothing on stdout unless
@@ -70,6 +72,17 @@ if [ -f "$case_dir/stderr_match" ]; then
   if ! grep -Eq -f "$case_dir/stderr_match" "$tmp/err"; then
     echo "$name: stderr does not match $(cat "$case_dir/stderr_match"):"
     head -5 "$tmp/err"
+    fail=1
+  fi
+fi
+if [ -f "$case_dir/xml" ]; then
+  if command -v xmllint >/dev/null 2>&1; then
+    xml_check="xmllint --noout $tmp/out"
+  else
+    xml_check="python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' $tmp/out"
+  fi
+  if ! eval "$xml_check" >"$tmp/xerr" 2>&1; then
+    echo "$name: stdout is not well-formed XML: $(head -3 "$tmp/xerr")"
     fail=1
   fi
 fi

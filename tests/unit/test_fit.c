@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "rightsize/catalog.h"
@@ -13,6 +14,7 @@
 #include "rightsize/profile.h"
 #include "rightsize/queue.h"
 #include "rightsize/summary.h"
+#include "test_fit_support.h"
 #include "test_support.h"
 
 #define GIB 1073741824.0
@@ -327,24 +329,14 @@ static void test_peak_parse(void **state) {
 /* The acceptance case: the canonical profile, NVIDIA GPUs on AWS. */
 static void test_canonical(void **state) {
   rs_arena *arena = *state;
-  rs_profile *p;
-  rs_summary *s;
-  rs_catalog *cat;
   rs_fit_result *r;
   rs_fit_options o;
-  rs_error err;
   const char *aws[] = {"aws"};
-  rs_error_clear(&err);
-  assert_int_equal(
-      rs_profile_load(&p, arena, RS_SOURCE_DIR "/profiles/resnet50-p3.8xlarge.yaml", &err), RS_OK);
-  assert_int_equal(rs_summary_from_profile(&s, arena, p, NULL, &err), RS_OK);
-  assert_int_equal(rs_catalog_default(&cat, arena, &err), RS_OK);
-  assert_int_equal(rs_pricing_apply(cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
   rs_fit_options_init(&o);
   o.providers = aws;
   o.nproviders = 1;
   o.families = RS_FAMILY_NVIDIA_GPU;
-  assert_int_equal(rs_fit(&r, arena, s, cat, RS_BASIS_ONDEMAND, NULL, &o, &err), RS_OK);
+  r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);
   assert_true(r->nfitting > 0);
   const rs_candidate *b = &r->fitting[0];
   assert_string_equal(b->inst->name, "g4dn.xlarge");
@@ -355,7 +347,7 @@ static void test_canonical(void **state) {
   assert_false(r->right_sized);
   /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
   o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
-  assert_int_equal(rs_fit(&r, arena, s, cat, RS_BASIS_ONDEMAND, NULL, &o, &err), RS_OK);
+  r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);
   bool saw_cross = false;
   for (size_t i = 0; i < r->nfitting; i++) {
     if (r->fitting[i].inst->category == RS_CATEGORY_GPU)

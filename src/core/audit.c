@@ -1,0 +1,278 @@
+/* Fleet audit: discovery, fitting each profile on worker threads, ranking
+ * and totals (audit.h). */
+#include "rightsize/audit.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rightsize/profile.h"
+#include "rightsize/summary.h"
+
+const char *rs_audit_action_name(rs_audit_action a) {
+  static const char *const names[] = {"move", "keep", "no-fit"};
+  return (unsigned)a <= RS_ACTION_NOFIT ? names[a] : "unknown";
+}
+
+/* ---- discovery ---- */
+
+typedef struct file_list {
+  char **v;
+  size_t n, cap;
+  bool nomem, too_many;
+} file_list;
+
+static void push(file_list *l, const char *path) {
+  if (l->n >= RS_AUDIT_MAX_FILES) {
+    l->too_many = true;
+    return;
+  }
+  if (l->n == l->cap) {
+    size_t cap = l->cap ? 2 * l->cap : 64;
+    char **v = realloc(l->v, cap * sizeof(*v));
+    if (v == NULL) {
+      l->nomem = true;
+      return;
+    }
+    l->v = v;
+    l->cap = cap;
+  }
+  char *copy = strdup(path);
+  if (copy == NULL) {
+    l->nomem = true;
+    return;
+  }
+  l->v[l->n++] = copy;
+}
+
+static bool profile_name(const char *name) {
+  const char *dot = strrchr(name, '.');
+  return name[0] != '.' && dot &&
+         (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
+}
+
+static void walk(file_list *l, const char *dir, int depth) {
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  if (d == NULL || depth > 64) {
+    if (d)
+      closedir(d);
+    return;
+  }
+  while ((e = readdir(d)) != NULL && !l->nomem && !l->too_many) {
+    struct stat sb;
+    size_t n = strlen(dir) + strlen(e->d_name) + 2;
+    char *p;
+    if (e->d_name[0] == '.')
+      continue;
+    if ((p = malloc(n)) == NULL) {
+      l->nomem = true;
+      break;
+    }
+    snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
+    if (stat(p, &sb) == 0) {
+      if (S_ISDIR(sb.st_mode))
+        walk(l, p, depth + 1);
+      else if (S_ISREG(sb.st_mode) && profile_name(e->d_name))
+        push(l, p);
+    }
+    free(p);
+  }
+  closedir(d);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
+                            const char *const *paths, size_t npaths, rs_error *err) {
+  file_list l = {NULL, 0, 0, false, false};
+  rs_status st = RS_OK;
+  for (size_t i = 0; i < npaths && st == RS_OK; i++) {
+    struct stat sb;
+    if (stat(paths[i], &sb) != 0)
+      st = rs_error_set(err, RS_IO, paths[i], 0, 0, "cannot open: %s", strerror(errno));
+    else if (S_ISDIR(sb.st_mode))
+      walk(&l, paths[i], 0);
+    else
+      push(&l, paths[i]);
+  }
+  if (st == RS_OK && l.nomem)
+    st = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory listing profiles");
+  if (st == RS_OK && l.too_many)
+    st = rs_error_set(err, RS_LIMIT, NULL, 0, 0, "more than %d profiles to audit",
+                      RS_AUDIT_MAX_FILES);
+  if (st == RS_OK && l.n == 0)
+    st = rs_error_set(err, RS_INVALID, paths[0], 0, 0,
+                      "no profiles found (*.yaml, *.yml or *.json files)");
+  if (st == RS_OK) {
+    qsort(l.v, l.n, sizeof(*l.v), cmp_str);
+    const char **out = rs_arena_alloc(arena, l.n * sizeof(*out));
+    size_t n = 0;
+    for (size_t i = 0; out && i < l.n; i++) {
+      if (n > 0 && strcmp(out[n - 1], l.v[i]) == 0)
+        continue;
+      if ((out[n] = rs_arena_strdup(arena, l.v[i])) == NULL)
+        out = NULL;
+      else
+        n++;
+    }
+    if (out == NULL)
+      st = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory listing profiles");
+    *files = out;
+    *nfiles = n;
+  }
+  for (size_t i = 0; i < l.n; i++)
+    free(l.v[i]);
+  free(l.v);
+  return st;
+}
+
+/* ---- fitting on threads ---- */
+
+typedef struct work {
+  const char *const *files;
+  size_t n, next;
+  pthread_mutex_t lock;
+  const rs_audit_options *o;
+  rs_audit *a;
+} work;
+
+static void audit_one(work *w, size_t i) {
+  rs_audit_row *row = &w->a->rows[i];
+  rs_arena *arena = &w->a->arenas[i];
+  rs_profile *p;
+  rs_summary *s;
+  rs_fit_result *fit;
+  rs_error_clear(&row->err);
+  row->path = w->files[i];
+  rs_status st = rs_profile_load(&p, arena, w->files[i], &row->err);
+  if (st == RS_OK)
+    st = rs_summary_from_profile(&s, arena, p, NULL, &row->err);
+  if (st == RS_OK)
+    st = rs_fit(&fit, arena, s, w->o->catalog, w->o->basis, w->o->overlay, &w->o->fit, &row->err);
+  row->ok = st == RS_OK;
+  if (!row->ok)
+    return;
+  row->fit = fit;
+  row->now_month = fit->current_usd_hour * RS_FIT_HOURS_PER_MONTH;
+  if (fit->nfitting == 0) {
+    row->action = RS_ACTION_NOFIT;
+    row->after_month = row->now_month;
+    row->confidence = fit->current.confidence;
+  } else if (fit->right_sized) {
+    row->action = RS_ACTION_KEEP;
+    row->after_month = row->now_month;
+    row->confidence = fit->current.confidence;
+  } else {
+    row->action = RS_ACTION_MOVE;
+    row->after = &fit->fitting[0];
+    row->after_month = row->after->usd_per_month;
+    row->confidence = row->after->confidence;
+  }
+  row->savings_month = row->now_month - row->after_month;
+  row->savings_pct = row->now_month > 0 ? row->savings_month / row->now_month * 100.0 : NAN;
+}
+
+static void *worker(void *arg) {
+  work *w = arg;
+  for (;;) {
+    pthread_mutex_lock(&w->lock);
+    size_t i = w->next++;
+    pthread_mutex_unlock(&w->lock);
+    if (i >= w->n)
+      return NULL;
+    audit_one(w, i);
+  }
+}
+
+/* Savings first; failed rows last; then endpoint name and path. */
+static int cmp_rows(const void *pa, const void *pb) {
+  const rs_audit_row *a = pa, *b = pb;
+  if (a->ok != b->ok)
+    return a->ok ? -1 : 1;
+  if (a->ok) {
+    double sa = isnan(a->savings_month) ? -INFINITY : a->savings_month;
+    double sb = isnan(b->savings_month) ? -INFINITY : b->savings_month;
+    if (sa != sb)
+      return sa > sb ? -1 : 1;
+    int r = strcmp(a->fit->summary->profile->endpoint, b->fit->summary->profile->endpoint);
+    if (r)
+      return r;
+  }
+  return strcmp(a->path, b->path);
+}
+
+static unsigned thread_count(unsigned asked, size_t n) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned t = asked ? asked : (cpus > 0 ? (unsigned)cpus : 1);
+  if (t > 16 && !asked)
+    t = 16;
+  if (t > n)
+    t = (unsigned)n;
+  return t ? t : 1;
+}
+
+rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
+                       const rs_audit_options *opts, rs_error *err) {
+  rs_audit *a = calloc(1, sizeof(*a));
+  *out = NULL;
+  if (a == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  a->max_util = opts->fit.max_util;
+  a->rows = calloc(nfiles ? nfiles : 1, sizeof(*a->rows));
+  a->arenas = calloc(nfiles ? nfiles : 1, sizeof(*a->arenas));
+  if (a->rows == NULL || a->arenas == NULL) {
+    rs_audit_free(a);
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  }
+  a->nrows = a->narenas = nfiles;
+  for (size_t i = 0; i < nfiles; i++)
+    rs_arena_init(&a->arenas[i], 0);
+  work w = {files, nfiles, 0, PTHREAD_MUTEX_INITIALIZER, opts, a};
+  unsigned nt = thread_count(opts->threads, nfiles), started = 0;
+  pthread_t tids[256];
+  if (nt > 256)
+    nt = 256;
+  for (unsigned t = 1; t < nt; t++) { /* this thread is the first worker */
+    if (pthread_create(&tids[started], NULL, worker, &w) != 0)
+      break;
+    started++;
+  }
+  worker(&w);
+  for (unsigned t = 0; t < started; t++)
+    pthread_join(tids[t], NULL);
+  pthread_mutex_destroy(&w.lock);
+  for (size_t i = 0; i < nfiles; i++) {
+    const rs_audit_row *r = &a->rows[i];
+    if (!r->ok) {
+      a->nfailed++;
+      continue;
+    }
+    if (isfinite(r->now_month) && isfinite(r->after_month)) { /* an unpriced current shape */
+      a->now_month += r->now_month;
+      a->after_month += r->after_month;
+    }
+  }
+  a->savings_month = a->now_month - a->after_month;
+  qsort(a->rows, a->nrows, sizeof(*a->rows), cmp_rows);
+  *out = a;
+  return RS_OK;
+}
+
+void rs_audit_free(rs_audit *a) {
+  if (a == NULL)
+    return;
+  for (size_t i = 0; i < a->narenas; i++)
+    rs_arena_release(&a->arenas[i]);
+  free(a->arenas);
+  free(a->rows);
+  free(a);
+}

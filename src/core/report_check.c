@@ -1,0 +1,259 @@
+/* `rightsize check` reports: text, JSON (rightsize.check/1), Markdown for a
+ * pull-request comment, GitHub workflow annotations and JUnit XML
+ * (docs/ci.md). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rightsize/jsonw.h"
+#include "rightsize/report.h"
+#include "rightsize/version.h"
+
+static const char *verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
+
+static void put_deployment(rs_buf *out, const rs_check_result *r) {
+  const rs_candidate *e = r->evaluated;
+  rs_buf_printf(out, "%s %s %s x%u", r->proposed ? "proposed" : "current", e->inst->provider,
+                e->inst->name, e->replicas);
+}
+
+static size_t failures(const rs_check_result *r) {
+  size_t n = 0;
+  for (size_t i = 0; i < r->nchecks; i++)
+    n += !r->checks[i].pass;
+  return n;
+}
+
+static rs_status check_text(rs_buf *out, const rs_check_result *rs, size_t n) {
+  size_t failed = 0, policies = 0;
+  for (size_t i = 0; i < n; i++) {
+    const rs_check_result *r = &rs[i];
+    const rs_profile *p = r->fit->summary->profile;
+    rs_buf_printf(out, "%s  %s (%s), ", verdict(r->pass), p->endpoint, p->path);
+    put_deployment(out, r);
+    rs_buf_puts(out, "\n");
+    for (size_t k = 0; k < r->nchecks; k++)
+      rs_buf_printf(out, "  %s  %-22s %s\n", verdict(r->checks[k].pass),
+                    rs_policy_flag(r->checks[k].kind), r->checks[k].text);
+    failed += !r->pass;
+    policies += failures(r);
+  }
+  rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", failed, n,
+                n == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+static rs_status check_json(rs_buf *out, const rs_check_result *rs, size_t n) {
+  rs_jsonw w;
+  bool all = true;
+  for (size_t i = 0; i < n; i++)
+    all = all && rs[i].pass;
+  rs_jsonw_init(&w, out);
+  rs_jsonw_object(&w, NULL);
+  rs_jsonw_string(&w, "schema", RS_CHECK_JSON_SCHEMA);
+  rs_jsonw_string(&w, "rightsize_version", rs_version());
+  if (n)
+    rs_report_json_pricing(&w, rs[0].fit->catalog, rs[0].fit->basis, rs[0].fit->overlay);
+  rs_jsonw_bool(&w, "pass", all);
+  rs_jsonw_array(&w, "profiles");
+  for (size_t i = 0; i < n; i++) {
+    const rs_check_result *r = &rs[i];
+    const rs_candidate *e = r->evaluated;
+    rs_jsonw_object(&w, NULL);
+    rs_jsonw_string(&w, "endpoint", r->fit->summary->profile->endpoint);
+    rs_jsonw_string(&w, "profile", r->fit->summary->profile->path);
+    rs_jsonw_bool(&w, "pass", r->pass);
+    rs_jsonw_object(&w, "evaluated");
+    rs_jsonw_bool(&w, "proposed", r->proposed);
+    rs_jsonw_string(&w, "provider", e->inst->provider);
+    rs_jsonw_string(&w, "instance", e->inst->name);
+    rs_jsonw_uint(&w, "replicas", e->replicas);
+    rs_jsonw_number(&w, "usd_per_month", e->usd_per_month);
+    rs_jsonw_number(&w, "usd_per_million", e->usd_per_million);
+    rs_jsonw_number(&w, "overprovision_pct", r->overprovision_pct);
+    rs_jsonw_end(&w, '}');
+    rs_jsonw_array(&w, "checks");
+    for (size_t k = 0; k < r->nchecks; k++) {
+      const rs_policy_check *c = &r->checks[k];
+      rs_jsonw_object(&w, NULL);
+      rs_jsonw_string(&w, "policy", rs_policy_key(c->kind));
+      rs_jsonw_bool(&w, "pass", c->pass);
+      rs_jsonw_number(&w, "value", c->value);
+      rs_jsonw_number(&w, "limit", c->limit);
+      rs_jsonw_string(&w, "text", c->text);
+      rs_jsonw_end(&w, '}');
+    }
+    rs_jsonw_end(&w, ']');
+    rs_jsonw_end(&w, '}');
+  }
+  rs_jsonw_end(&w, ']');
+  rs_jsonw_end(&w, '}');
+  rs_jsonw_finish(&w);
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+/* Markdown table cells: a pipe would end the cell. */
+static void md_cell(rs_buf *out, const char *s) {
+  for (; *s; s++) {
+    if (*s == '|')
+      rs_buf_puts(out, "\\|");
+    else
+      rs_buf_putc(out, *s);
+  }
+}
+
+static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n) {
+  size_t failed = 0;
+  for (size_t i = 0; i < n; i++)
+    failed += !rs[i].pass;
+  rs_buf_printf(out, "### rightsize check: %s\n\n", failed ? "failed" : "passed");
+  rs_buf_printf(out, "%zu of %zu profile%s failed.\n\n", failed, n, n == 1 ? "" : "s");
+  rs_buf_puts(out,
+              "| | Endpoint | Deployment | Policy | Details |\n| --- | --- | --- | --- | --- |\n");
+  for (size_t i = 0; i < n; i++) {
+    const rs_check_result *r = &rs[i];
+    for (size_t k = 0; k < r->nchecks; k++) {
+      const rs_policy_check *c = &r->checks[k];
+      rs_buf_printf(out, "| %s | ", c->pass ? ":white_check_mark:" : ":x:");
+      md_cell(out, r->fit->summary->profile->endpoint);
+      rs_buf_puts(out, " | ");
+      put_deployment(out, r);
+      rs_buf_printf(out, " | `%s` | ", rs_policy_flag(c->kind));
+      md_cell(out, c->text);
+      rs_buf_puts(out, " |\n");
+    }
+  }
+  const rs_catalog *cat = n ? rs[0].fit->catalog : NULL;
+  if (cat)
+    rs_buf_printf(out, "\nCatalog %s (sha256 %.12s), %s prices.\n", cat->version, cat->sha256,
+                  rs_price_basis_name(rs[0].fit->basis));
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+/* GitHub workflow commands: %, CR and LF are escaped in messages; ':' and ','
+ * as well in properties. */
+static void gh_escape(rs_buf *out, const char *s, bool property) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '%': rs_buf_puts(out, "%25"); break;
+    case '\r': rs_buf_puts(out, "%0D"); break;
+    case '\n': rs_buf_puts(out, "%0A"); break;
+    case ':':
+      if (property)
+        rs_buf_puts(out, "%3A");
+      else
+        rs_buf_putc(out, ':');
+      break;
+    case ',':
+      if (property)
+        rs_buf_puts(out, "%2C");
+      else
+        rs_buf_putc(out, ',');
+      break;
+    default: rs_buf_putc(out, *s); break;
+    }
+  }
+}
+
+static rs_status check_github(rs_buf *out, const rs_check_result *rs, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    const rs_check_result *r = &rs[i];
+    const rs_profile *p = r->fit->summary->profile;
+    for (size_t k = 0; k < r->nchecks; k++) {
+      if (r->checks[k].pass)
+        continue;
+      rs_buf_puts(out, "::error file=");
+      gh_escape(out, p->path, true);
+      rs_buf_puts(out, ",title=");
+      char title[128];
+      snprintf(title, sizeof(title), "rightsize %s: %s", rs_policy_flag(r->checks[k].kind),
+               p->endpoint);
+      gh_escape(out, title, true);
+      rs_buf_puts(out, "::");
+      gh_escape(out, r->checks[k].text, false);
+      rs_buf_puts(out, "\n");
+    }
+    if (r->pass) {
+      rs_buf_puts(out, "::notice file=");
+      gh_escape(out, p->path, true);
+      rs_buf_puts(out, ",title=rightsize check::");
+      char text[256];
+      snprintf(text, sizeof(text), "%s: all %zu policies pass", p->endpoint, r->nchecks);
+      gh_escape(out, text, false);
+      rs_buf_puts(out, "\n");
+    }
+  }
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+static void xml_escape(rs_buf *out, const char *s) {
+  for (; *s; s++) {
+    switch (*s) {
+    case '&': rs_buf_puts(out, "&amp;"); break;
+    case '<': rs_buf_puts(out, "&lt;"); break;
+    case '>': rs_buf_puts(out, "&gt;"); break;
+    case '"': rs_buf_puts(out, "&quot;"); break;
+    case '\'': rs_buf_puts(out, "&apos;"); break;
+    default:
+      /* control characters other than tab and newline are not allowed in XML 1.0 */
+      if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+        rs_buf_putc(out, *s);
+      break;
+    }
+  }
+}
+
+static rs_status check_junit(rs_buf *out, const rs_check_result *rs, size_t n) {
+  size_t tests = 0, fails = 0;
+  for (size_t i = 0; i < n; i++) {
+    tests += rs[i].nchecks;
+    fails += failures(&rs[i]);
+  }
+  rs_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+  rs_buf_printf(out,
+                "<testsuites name=\"rightsize check\" tests=\"%zu\" failures=\"%zu\" "
+                "errors=\"0\">\n",
+                tests, fails);
+  for (size_t i = 0; i < n; i++) {
+    const rs_check_result *r = &rs[i];
+    const rs_profile *p = r->fit->summary->profile;
+    rs_buf_puts(out, "  <testsuite name=\"");
+    xml_escape(out, p->endpoint);
+    rs_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" file=\"", r->nchecks,
+                  failures(r));
+    xml_escape(out, p->path);
+    rs_buf_puts(out, "\">\n");
+    for (size_t k = 0; k < r->nchecks; k++) {
+      const rs_policy_check *c = &r->checks[k];
+      rs_buf_puts(out, "    <testcase classname=\"rightsize.check.");
+      xml_escape(out, p->endpoint);
+      rs_buf_printf(out, "\" name=\"%s\" file=\"", rs_policy_flag(c->kind));
+      xml_escape(out, p->path);
+      if (c->pass) {
+        rs_buf_puts(out, "\">\n      <system-out>");
+        xml_escape(out, c->text);
+        rs_buf_puts(out, "</system-out>\n    </testcase>\n");
+      } else {
+        rs_buf_puts(out, "\">\n      <failure type=\"policy\" message=\"");
+        xml_escape(out, c->text);
+        rs_buf_puts(out, "\">");
+        xml_escape(out, c->text);
+        rs_buf_puts(out, "</failure>\n    </testcase>\n");
+      }
+    }
+    rs_buf_puts(out, "  </testsuite>\n");
+  }
+  rs_buf_puts(out, "</testsuites>\n");
+  return out->failed ? RS_NOMEM : RS_OK;
+}
+
+rs_status rs_report_check(rs_buf *out, const rs_check_result *results, size_t n,
+                          rs_check_format format) {
+  switch (format) {
+  case RS_CHECK_JSON: return check_json(out, results, n);
+  case RS_CHECK_MARKDOWN: return check_markdown(out, results, n);
+  case RS_CHECK_GITHUB: return check_github(out, results, n);
+  case RS_CHECK_JUNIT: return check_junit(out, results, n);
+  default: return check_text(out, results, n);
+  }
+}
