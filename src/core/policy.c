@@ -149,7 +149,9 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
   case RS_POLICY_MONTHLY:
     c->value = e->usd_per_month;
     c->pass = c->value <= limit;
-    c->text = say(arena, nomem, "%s costs %.2f $/month, limit %.2f", who, c->value, limit);
+    c->text = isnan(c->value)
+                  ? say(arena, nomem, "%s has no price under this basis", who)
+                  : say(arena, nomem, "%s costs %.2f $/month, limit %.2f", who, c->value, limit);
     break;
   case RS_POLICY_OVERPROVISION:
     c->value = r->overprovision_pct;
@@ -157,6 +159,11 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
     c->text =
         f->nfitting == 0
             ? say(arena, nomem, "no shape fits, so over-provisioning cannot be measured")
+        : isnan(c->value)
+            ? say(arena, nomem,
+                  "%s has no price under this basis: over-provisioning cannot be "
+                  "measured",
+                  who)
             : say(arena, nomem,
                   "%s costs %.2f $/month, %.0f%% over the best fit (%s %s x%u at %.2f $/month), "
                   "limit %.0f%%",
