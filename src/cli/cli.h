@@ -45,6 +45,7 @@ typedef struct rs_cli_command {
   const char *description;      /* a paragraph for --help */
   const rs_cli_option *options; /* terminated by an entry with name NULL */
   int (*run)(const rs_cli_args *args);
+  const char *exit_codes; /* for --help; NULL: 0, 2, 3 and 5 */
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;

@@ -101,8 +101,8 @@ void rs_cli_print_help(const rs_cli_command *cmd) {
     printf("  %-28s %s\n", left, o->help);
   }
   printf("  %-28s %s\n", "-h, --help", "show this help");
-  printf("\nexit codes: 0 ok, 2 usage error, 3 bad input, 5 internal error "
-         "(see docs/exit-codes.md)\n");
+  printf("\nexit codes: %s (see docs/exit-codes.md)\n",
+         cmd->exit_codes ? cmd->exit_codes : "0 ok, 2 usage error, 3 bad input, 5 internal error");
 }
 
 void rs_cli_print_usage(FILE *to) {

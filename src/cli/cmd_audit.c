@@ -127,4 +127,6 @@ const rs_cli_command rs_cmd_audit = {
         "are still audited; the exit code is then 3.",
     .options = audit_options,
     .run = run_audit,
+    .exit_codes =
+        "0 ok, 2 usage error, 3 bad input (some profiles could not be audited), 5 internal error",
 };

@@ -227,4 +227,6 @@ const rs_cli_command rs_cmd_check = {
         "workflow annotation per failed policy; junit prints a JUnit XML report.",
     .options = check_options,
     .run = run_check,
+    .exit_codes =
+        "0 every policy passed, 1 a policy failed, 2 usage error, 3 bad input, 5 internal error",
 };

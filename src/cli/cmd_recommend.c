@@ -139,4 +139,5 @@ const rs_cli_command rs_cmd_recommend = {
         "3 for bad input.",
     .options = recommend_options,
     .run = run_recommend,
+    .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
 };
