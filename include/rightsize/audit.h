@@ -95,6 +95,7 @@ typedef struct rs_audit_options {
   rs_fit_options fit;
   unsigned threads; /* 0: the number of online CPUs, at most 16 */
   bool consolidate;
+  unsigned max_per_instance; /* endpoints one shared instance may carry; 0: no limit */
 } rs_audit_options;
 
 /* Audits files (from rs_audit_discover). *out must be freed with

@@ -8,12 +8,16 @@
 #include "rightsize/buf.h"
 #include "rightsize/report.h"
 
-enum { OPT_FORMAT = 1, OPT_CONSOLIDATE, OPT_THREADS };
+enum { OPT_FORMAT = 1, OPT_CONSOLIDATE, OPT_THREADS, OPT_MAX_PER_INSTANCE };
 
 static const rs_cli_option audit_options[] = {
     {"format", 'f', "FORMAT", "table (default), json, markdown or csv", OPT_FORMAT},
     {"consolidate", 0, NULL, "pack endpoints whose models may share hardware onto shared instances",
      OPT_CONSOLIDATE},
+    {"max-per-instance", 0, "N",
+     "--consolidate: at most N endpoints on one shared instance, to bound what one failure "
+     "takes down (default: no limit)",
+     OPT_MAX_PER_INSTANCE},
     {"threads", 'j', "N", "profiles fitted at once (default: the number of CPUs, at most 16)",
      OPT_THREADS},
     RS_CLI_FIT_OPTIONS,
@@ -22,7 +26,7 @@ static const rs_cli_option audit_options[] = {
 typedef struct audit_opts {
   rs_audit_format format;
   bool consolidate;
-  unsigned threads;
+  unsigned threads, max_per_instance;
   rs_cli_fit_opts f;
 } audit_opts;
 
@@ -49,6 +53,11 @@ static int read_options(audit_opts *o, const rs_cli_args *args) {
         return rs_cli_bad_value("format", p->value, "table, json, markdown or csv");
       break;
     case OPT_CONSOLIDATE: o->consolidate = true; break;
+    case OPT_MAX_PER_INSTANCE:
+      if ((rc = rs_cli_read_count(&o->max_per_instance, "max-per-instance", p->value, 2, 100000)) !=
+          0)
+        return rc;
+      break;
     case OPT_THREADS:
       if ((rc = rs_cli_read_count(&o->threads, "threads", p->value, 1, 256)) != 0)
         return rc;
@@ -68,7 +77,8 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, audi
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {o->f.cat, o->f.basis, o->f.ov, o->f.fit, o->threads, o->consolidate};
+  rs_audit_options ao = {o->f.cat,       o->f.basis,         o->f.ov, o->f.fit, o->threads,
+                         o->consolidate, o->max_per_instance};
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);

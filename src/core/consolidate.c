@@ -11,6 +11,7 @@
  * its endpoints. Instances costing at least what their endpoints cost sized
  * one by one are dissolved. The shape saving the most wins the round; rounds
  * repeat over the endpoints left. */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +136,7 @@ typedef struct plan {
   size_t ndevices, cap;
   unsigned per_instance;
   double *inst_cpu, *inst_mem;
+  unsigned *inst_count; /* endpoints per instance */
   size_t *slots;
 } plan;
 
@@ -145,8 +147,9 @@ static bool plan_alloc(plan *pl, size_t n, unsigned per_instance) {
   pl->devices = calloc(pl->cap, sizeof(*pl->devices));
   pl->inst_cpu = calloc(pl->cap, sizeof(double));
   pl->inst_mem = calloc(pl->cap, sizeof(double));
+  pl->inst_count = calloc(pl->cap, sizeof(unsigned));
   pl->slots = calloc(pl->cap, sizeof(size_t) * PER_DEVICE);
-  if (!pl->devices || !pl->inst_cpu || !pl->inst_mem || !pl->slots)
+  if (!pl->devices || !pl->inst_cpu || !pl->inst_mem || !pl->inst_count || !pl->slots)
     return false;
   for (size_t d = 0; d < pl->cap; d++) {
     pl->devices[d].items = pl->slots + d * PER_DEVICE;
@@ -159,12 +162,14 @@ static void plan_free(plan *pl) {
   free(pl->devices);
   free(pl->inst_cpu);
   free(pl->inst_mem);
+  free(pl->inst_count);
   free(pl->slots);
   memset(pl, 0, sizeof(*pl));
 }
 
 /* First-fit decreasing of items onto devices of shape. */
-static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape, double max_util) {
+static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape, double max_util,
+                 unsigned max_per_instance) {
   double dev_mem = shape->accelerator_memory_bytes;
   double vcpus = isnan(shape->vcpus) ? INFINITY : shape->vcpus;
   double host = isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes;
@@ -172,7 +177,8 @@ static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape
     size_t d;
     for (d = 0; d < pl->ndevices; d++) {
       size_t inst = d / pl->per_instance;
-      if (pl->inst_cpu[inst] + items[i].host_cpu <= max_util * vcpus &&
+      if (pl->inst_count[inst] < max_per_instance &&
+          pl->inst_cpu[inst] + items[i].host_cpu <= max_util * vcpus &&
           pl->inst_mem[inst] + items[i].host_mem <= host &&
           device_fits(&pl->devices[d], &items[i], dev_mem, max_util))
         break;
@@ -180,7 +186,8 @@ static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape
     if (d == pl->ndevices) {
       /* a fresh device, on a fresh instance when this one's host is full */
       size_t inst = d / pl->per_instance;
-      if (d % pl->per_instance != 0 && (pl->inst_cpu[inst] + items[i].host_cpu > max_util * vcpus ||
+      if (d % pl->per_instance != 0 && (pl->inst_count[inst] >= max_per_instance ||
+                                        pl->inst_cpu[inst] + items[i].host_cpu > max_util * vcpus ||
                                         pl->inst_mem[inst] + items[i].host_mem > host))
         d = (inst + 1) * pl->per_instance;
       pl->ndevices = d + 1;
@@ -188,6 +195,7 @@ static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape
     device_add(&pl->devices[d], items, i);
     pl->inst_cpu[d / pl->per_instance] += items[i].host_cpu;
     pl->inst_mem[d / pl->per_instance] += items[i].host_mem;
+    pl->inst_count[d / pl->per_instance]++;
   }
 }
 
@@ -317,7 +325,8 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
         st = RS_NOMEM;
         break;
       }
-      pack(&pl, items, n, shape, max_util);
+      pack(&pl, items, n, shape, max_util,
+           opts->max_per_instance ? opts->max_per_instance : UINT_MAX);
       double saving;
       size_t k =
           best_instance(&pl, items, a, shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, &saving);

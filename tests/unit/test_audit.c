@@ -230,6 +230,24 @@ static void test_consolidation_is_safe(void **state) {
   rs_audit_free(a);
 }
 
+/* --max-per-instance: no shared instance carries more, and it still saves. */
+static void test_max_per_instance(void **state) {
+  rs_audit_options o;
+  rs_audit *a = audit(*state, FLEET, 0, false, &o);
+  rs_error err;
+  o.max_per_instance = 3;
+  rs_error_clear(&err);
+  assert_int_equal(rs_audit_consolidate(a, *state, &o, &err), RS_OK);
+  const rs_consolidation *c = a->consolidation;
+  assert_true(c->packed > 0 && c->month < c->baseline_month);
+  for (size_t k = 0; k < c->npackings; k++)
+    for (size_t i = 0; i < c->packings[k].ninstances; i++) {
+      size_t n = c->packings[k].instances[i].nendpoints;
+      assert_true(n >= 2 && n <= 3);
+    }
+  rs_audit_free(a);
+}
+
 /* A broken profile is kept with its position; the rest are audited. */
 static void test_failed_profile(void **state) {
   rs_audit_options o;
@@ -252,6 +270,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_totals, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_threads, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_consolidation_is_safe, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_max_per_instance, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_failed_profile, setup_arena, teardown_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
