@@ -753,9 +753,10 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   qsort(res->fitting, res->nfitting, sizeof(*res->fitting), cmp_fitting);
   qsort(res->rejected, res->nrejected, sizeof(*res->rejected), cmp_rejected);
-  res->right_sized =
-      res->current.fits &&
-      (res->nfitting == 0 || !(res->fitting[0].savings_pct >= RS_FIT_RIGHT_SIZED_PCT));
+  /* Keep the current shape when it fits and nothing saves enough; an
+   * unpriced current shape cannot be compared, so the best fit stands. */
+  res->right_sized = res->current.fits && isfinite(res->current_usd_hour) &&
+                     (res->nfitting == 0 || res->fitting[0].savings_pct < RS_FIT_RIGHT_SIZED_PCT);
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

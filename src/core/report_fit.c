@@ -220,6 +220,11 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
     rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
                   r->summary->profile->current.instance,
                   (unsigned long long)r->summary->profile->current.replicas, eol);
+  else if (!isfinite(b->savings_month))
+    rs_buf_printf(out,
+                  "%sverdict%s    %s %s x%u: %.2f $/month (the current shape has no price to "
+                  "compare with)%s",
+                  pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month, eol);
   else if (b->savings_month >= 0)
     rs_buf_printf(out, "%sverdict%s    %s %s x%u: %.2f $/month, saves %.2f $/month (%.1f%%)%s", pre,
                   post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
