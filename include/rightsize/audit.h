@@ -18,6 +18,7 @@
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
 #include "rightsize/pricing.h"
+#include "rightsize/profile.h"
 
 #define RS_AUDIT_MAX_FILES 100000
 
@@ -25,7 +26,9 @@
  * walked recursively for *.yaml, *.yml and *.json files (dot files and dot
  * directories skipped). The list is sorted by path, byte by byte, and has
  * no duplicates. RS_IO for a path that does not exist; RS_INVALID when
- * nothing is found. */
+ * nothing is found. A file found this way that another audited profile
+ * reads as its samples or series mapping is an input, not a profile:
+ * rs_audit_run drops it instead of reporting it as failed. */
 rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
                             const char *const *paths, size_t npaths, rs_error *err);
 
@@ -34,8 +37,9 @@ const char *rs_audit_action_name(rs_audit_action a);
 
 typedef struct rs_audit_row {
   const char *path;
-  bool ok;      /* false: err holds why the profile could not be audited */
-  rs_error err; /* for a failed profile */
+  bool ok;                   /* false: err holds why the profile could not be audited */
+  rs_error err;              /* for a failed profile */
+  const rs_profile *profile; /* when it loaded, even if its samples then failed */
   const rs_fit_result *fit;
   rs_audit_action action;
   const rs_candidate *after; /* the recommended shape; NULL to keep or with no fit */

@@ -125,6 +125,11 @@ typedef struct rs_profile {
   size_t nbenchmarks;
 } rs_profile;
 
+/* Whether path names a profile rather than a sample file: a .yaml or .yml
+ * file, or a .json file that is not a monitoring export (those are samples,
+ * docs/sources.md; telling them apart reads the file's first bytes). */
+bool rs_profile_is_path(const char *path);
+
 /* Loads and validates a profile (YAML or JSON). Everything lives in arena.
  * Sample files are resolved but not opened. On failure *out is NULL and err
  * has the position (RS_IO, RS_SYNTAX, RS_INVALID). */

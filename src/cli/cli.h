@@ -150,8 +150,6 @@ rs_status rs_cli_fit_catalog(rs_cli_fit_opts *o, rs_arena *arena, rs_error *err)
 /* Loads a profile, summarizes its samples, fits it (o->cat must be open). */
 rs_status rs_cli_fit_profile(rs_fit_result **res, rs_arena *arena, const char *path,
                              const rs_cli_fit_opts *o, rs_error *err);
-/* A .yaml, .yml or .json name. */
-bool rs_cli_is_profile_path(const char *path);
 /* "bad --OPT 'V', expected EXPECTED" as a usage error of the last command
  * given to rs_cli_fit_option; a whole number in [lo, hi]. */
 int rs_cli_bad_value(const char *opt, const char *v, const char *expected);

@@ -137,12 +137,6 @@ int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p) {
   }
 }
 
-bool rs_cli_is_profile_path(const char *path) {
-  const char *dot = strrchr(path, '.');
-  return dot &&
-         (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
-}
-
 rs_status rs_cli_fit_catalog(rs_cli_fit_opts *o, rs_arena *arena, rs_error *err) {
   return rs_cli_open_catalog(&o->cat, &o->ov, arena, o->catalog, o->basis, o->overlay, err);
 }

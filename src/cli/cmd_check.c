@@ -9,6 +9,7 @@
 #include "rightsize/catalog.h"
 #include "rightsize/num.h"
 #include "rightsize/policy.h"
+#include "rightsize/profile.h"
 #include "rightsize/report.h"
 
 enum {
@@ -166,9 +167,11 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, chec
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   for (size_t i = 0; i < args->nargs; i++) {
     rs_fit_result *fit;
-    if (!rs_cli_is_profile_path(args->args[i]))
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0, "'%s' is not a profile (.yaml, .yml or .json)",
-                          args->args[i]);
+    if (!rs_profile_is_path(args->args[i]))
+      return rs_error_set(
+          err, RS_USAGE, NULL, 0, 0,
+          "'%s' is not a profile (.yaml, .yml or .json), it looks like a sample file",
+          args->args[i]);
     st = rs_cli_fit_profile(&fit, arena, args->args[i], &o->f, err);
     if (st == RS_OK)
       st = rs_policy_evaluate(&results[i], arena, &set, fit, err);

@@ -32,14 +32,6 @@ typedef struct profile_opts {
   rs_summary_options summary;
 } profile_opts;
 
-/* A .json file may be an exported sample file (docs/sources.md) rather than a profile. */
-static bool is_profile_path(const char *path) {
-  const char *dot = strrchr(path, '.');
-  if (dot && strcmp(dot, ".json") == 0)
-    return rs_ingest_detect_file(path) == RS_FORMAT_AUTO;
-  return dot && (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0);
-}
-
 static int read_options(profile_opts *po, const rs_cli_args *args) {
   char msg[256];
   memset(po, 0, sizeof(*po));
@@ -81,7 +73,7 @@ static int read_options(profile_opts *po, const rs_cli_args *args) {
 
 static rs_status summarize(rs_summary **sum, rs_arena *arena, const rs_cli_args *args,
                            const profile_opts *po, rs_error *err) {
-  if (args->nargs == 1 && is_profile_path(args->args[0])) {
+  if (args->nargs == 1 && rs_profile_is_path(args->args[0])) {
     rs_profile *profile;
     rs_status st = rs_profile_load(&profile, arena, args->args[0], err);
     if (st != RS_OK)
@@ -89,7 +81,7 @@ static rs_status summarize(rs_summary **sum, rs_arena *arena, const rs_cli_args 
     return rs_summary_from_profile(sum, arena, profile, &po->summary, err);
   }
   for (size_t i = 0; i < args->nargs; i++)
-    if (is_profile_path(args->args[i]))
+    if (rs_profile_is_path(args->args[i]))
       return rs_error_set(err, RS_USAGE, NULL, 0, 0,
                           "'%s' looks like a profile: give one profile, or sample files only",
                           args->args[i]);

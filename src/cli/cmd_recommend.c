@@ -97,9 +97,7 @@ static int run_recommend(const rs_cli_args *args) {
   if (args->nargs != 1)
     return rs_cli_usage_error("recommend", args->nargs ? "recommend takes one PROFILE"
                                                        : "recommend needs a PROFILE");
-  const char *dot = strrchr(args->args[0], '.');
-  if (dot == NULL ||
-      (strcmp(dot, ".yaml") != 0 && strcmp(dot, ".yml") != 0 && strcmp(dot, ".json") != 0))
+  if (!rs_profile_is_path(args->args[0]))
     return rs_cli_usage_error("recommend", "recommend needs a PROFILE (.yaml, .yml or .json): "
                                            "model facts, current deployment and SLO, not bare "
                                            "sample files");

@@ -1,5 +1,6 @@
 /* Fleet audit: discovery, fitting each profile on worker threads, ranking
  * and totals (audit.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "rightsize/audit.h"
 
 #include <dirent.h>
@@ -51,12 +52,6 @@ static void push(file_list *l, const char *path) {
   l->v[l->n++] = copy;
 }
 
-static bool profile_name(const char *name) {
-  const char *dot = strrchr(name, '.');
-  return name[0] != '.' && dot &&
-         (strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0 || strcmp(dot, ".json") == 0);
-}
-
 static void walk(file_list *l, const char *dir, int depth) {
   DIR *d = opendir(dir);
   struct dirent *e;
@@ -79,7 +74,7 @@ static void walk(file_list *l, const char *dir, int depth) {
     if (stat(p, &sb) == 0) {
       if (S_ISDIR(sb.st_mode))
         walk(l, p, depth + 1);
-      else if (S_ISREG(sb.st_mode) && profile_name(e->d_name))
+      else if (S_ISREG(sb.st_mode) && rs_profile_is_path(p))
         push(l, p);
     }
     free(p);
@@ -155,6 +150,8 @@ static void audit_one(work *w, size_t i) {
   row->path = w->files[i];
   rs_status st = rs_profile_load(&p, arena, w->files[i], &row->err);
   if (st == RS_OK)
+    row->profile = p;
+  if (st == RS_OK)
     st = rs_summary_from_profile(&s, arena, p, NULL, &row->err);
   if (st == RS_OK)
     st = rs_fit(&fit, arena, s, w->o->catalog, w->o->basis, w->o->overlay, &w->o->fit, &row->err);
@@ -191,6 +188,55 @@ static void *worker(void *arg) {
       return NULL;
     audit_one(w, i);
   }
+}
+
+static char *canonical(const char *path) {
+  char *r = realpath(path, NULL);
+  return r ? r : strdup(path);
+}
+
+/* Drops the failed rows whose file another loaded profile reads as a sample
+ * or mapping file (a mapping YAML next to its profile is not a profile). */
+static rs_status drop_inputs(rs_audit *a) {
+  size_t n = 0, cap = 0;
+  char **refs = NULL;
+  rs_status st = RS_OK;
+  for (size_t i = 0; i < a->nrows && st == RS_OK; i++) {
+    const rs_profile *p = a->rows[i].profile;
+    for (size_t k = 0; p && k < 2 * p->nfiles && st == RS_OK; k++) {
+      const char *ref = k % 2 ? p->files[k / 2].mapping : p->files[k / 2].path;
+      if (ref == NULL)
+        continue;
+      if (n == cap) {
+        char **v = realloc(refs, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+        if (v == NULL) {
+          st = RS_NOMEM;
+          break;
+        }
+        refs = v;
+      }
+      if ((refs[n] = canonical(ref)) == NULL)
+        st = RS_NOMEM;
+      else
+        n++;
+    }
+  }
+  if (st == RS_OK && n > 0) {
+    qsort(refs, n, sizeof(*refs), cmp_str);
+    size_t kept = 0;
+    for (size_t i = 0; i < a->nrows; i++) {
+      char *self = a->rows[i].ok ? NULL : canonical(a->rows[i].path);
+      bool input = self && bsearch(&self, refs, n, sizeof(*refs), cmp_str) != NULL;
+      free(self);
+      if (!input)
+        a->rows[kept++] = a->rows[i];
+    }
+    a->nrows = kept;
+  }
+  for (size_t i = 0; i < n; i++)
+    free(refs[i]);
+  free(refs);
+  return st;
 }
 
 /* Savings first; failed rows last; then endpoint name and path. */
@@ -250,7 +296,11 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
   for (unsigned t = 0; t < started; t++)
     pthread_join(tids[t], NULL);
   pthread_mutex_destroy(&w.lock);
-  for (size_t i = 0; i < nfiles; i++) {
+  if (drop_inputs(a) != RS_OK) {
+    rs_audit_free(a);
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  }
+  for (size_t i = 0; i < a->nrows; i++) {
     const rs_audit_row *r = &a->rows[i];
     if (!r->ok) {
       a->nfailed++;

@@ -594,3 +594,12 @@ rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, r
     *out = c.p;
   return st;
 }
+
+bool rs_profile_is_path(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (dot == NULL)
+    return false;
+  if (strcmp(dot, ".json") == 0)
+    return rs_ingest_detect_file(path) == RS_FORMAT_AUTO;
+  return strcmp(dot, ".yaml") == 0 || strcmp(dot, ".yml") == 0;
+}

@@ -52,7 +52,8 @@ static rs_audit *audit(rs_arena *arena, const char *dir, unsigned threads, bool 
 static void touch(const char *path) {
   FILE *f = fopen(path, "w");
   assert_non_null(f);
-  fputs("schema: 1\n", f);
+  const char *dot = strrchr(path, '.');
+  fputs(dot && strcmp(dot, ".json") == 0 ? "{\"schema\": 1}\n" : "schema: 1\n", f);
   fclose(f);
 }
 
@@ -248,6 +249,18 @@ static void test_max_per_instance(void **state) {
   rs_audit_free(a);
 }
 
+/* Sample files next to a profile are inputs, not failed profiles: exported
+ * JSON is told apart by its content, a mapping YAML by the profile that
+ * reads it. */
+static void test_inputs_are_not_profiles(void **state) {
+  rs_audit_options o;
+  rs_audit *a = audit(*state, RS_TEST_DATA "/exports", 1, false, &o);
+  assert_int_equal(a->nrows, 1);
+  assert_int_equal(a->nfailed, 0);
+  assert_string_equal(a->rows[0].fit->summary->profile->endpoint, "sagemaker-bert");
+  rs_audit_free(a);
+}
+
 /* A broken profile is kept with its position; the rest are audited. */
 static void test_failed_profile(void **state) {
   rs_audit_options o;
@@ -271,6 +284,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_threads, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_consolidation_is_safe, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_max_per_instance, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_inputs_are_not_profiles, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_failed_profile, setup_arena, teardown_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
