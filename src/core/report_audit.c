@@ -8,6 +8,7 @@
 
 #include "rightsize/jsonw.h"
 #include "rightsize/report.h"
+#include "rightsize/table.h"
 #include "rightsize/version.h"
 
 #define NCOLS 9
@@ -62,54 +63,28 @@ static size_t audited(const rs_audit *a) { return a->nrows - a->nfailed; }
 static void put_table(rs_buf *out, const rs_audit *a, bool md) {
   size_t n = audited(a);
   cells *rows = malloc((n + 1) * sizeof(*rows));
-  int w[NCOLS];
-  if (rows == NULL) {
+  const char **ptrs = malloc((n + 1) * NCOLS * sizeof(*ptrs));
+  if (rows == NULL || ptrs == NULL) {
     out->failed = true;
+    free(rows);
+    free(ptrs);
     return;
   }
   for (size_t i = 0; i < n; i++)
     row_cells(&rows[i], &a->rows[i], false);
   cells *tot = &rows[n];
   memset(tot, 0, sizeof(*tot));
-  snprintf(tot->c[0], 160, "total (%zu)", n);
+  snprintf(tot->c[0], 160, md ? "**total (%zu)**" : "total (%zu)", n);
   money(tot->c[2], a->now_month, false);
   money(tot->c[4], a->after_month, false);
   money(tot->c[5], a->savings_month, false);
   if (a->now_month > 0)
     snprintf(tot->c[6], 160, "%.1f%%", a->savings_month / a->now_month * 100.0);
-  for (int k = 0; k < NCOLS; k++) {
-    w[k] = (int)strlen(heads[k]);
-    for (size_t i = 0; i <= n; i++)
-      if ((int)strlen(rows[i].c[k]) > w[k])
-        w[k] = (int)strlen(rows[i].c[k]);
-  }
-  for (int k = 0; k < NCOLS; k++) {
-    if (md)
-      rs_buf_printf(out, "| %s ", heads[k]);
-    else
-      rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : w[k], heads[k]);
-  }
-  rs_buf_puts(out, md ? "|\n" : "\n");
-  if (md) {
+  for (size_t i = 0; i <= n; i++)
     for (int k = 0; k < NCOLS; k++)
-      rs_buf_puts(out, numeric[k] ? "| ---: " : "| --- ");
-    rs_buf_puts(out, "|\n");
-  }
-  for (size_t i = 0; i <= n; i++) {
-    for (int k = 0; k < NCOLS; k++) {
-      const char *v = rows[i].c[k];
-      bool total = i == n;
-      if (md)
-        rs_buf_printf(out, total && k == 0 ? "| **%s** " : "| %s ", v);
-      else if (numeric[k])
-        rs_buf_printf(out, "  %*s", w[k], v);
-      else
-        rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : w[k], v);
-    }
-    if (!md)
-      rs_buf_rstrip(out);
-    rs_buf_puts(out, md ? "|\n" : "\n");
-  }
+      ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
+  rs_table_write(out, md ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, NCOLS, heads, numeric, ptrs, n + 1);
+  free(ptrs);
   free(rows);
 }
 

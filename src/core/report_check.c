@@ -3,10 +3,12 @@
  * (docs/ci.md). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rightsize/jsonw.h"
 #include "rightsize/report.h"
+#include "rightsize/table.h"
 #include "rightsize/version.h"
 
 static const char *verdict(bool pass) { return pass ? "PASS" : "FAIL"; }
@@ -92,41 +94,50 @@ static rs_status check_json(rs_buf *out, const rs_check_result *rs, size_t n) {
   return out->failed ? RS_NOMEM : RS_OK;
 }
 
-/* Markdown table cells: a pipe would end the cell. */
-static void md_cell(rs_buf *out, const char *s) {
-  for (; *s; s++) {
-    if (*s == '|')
-      rs_buf_puts(out, "\\|");
-    else
-      rs_buf_putc(out, *s);
-  }
-}
+typedef struct md_row {
+  char deployment[160], policy[64];
+} md_row;
 
 static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n) {
-  size_t failed = 0;
-  for (size_t i = 0; i < n; i++)
+  static const char *const heads[5] = {"", "Endpoint", "Deployment", "Policy", "Details"};
+  static const bool numeric[5] = {false, false, false, false, false};
+  size_t failed = 0, nrows = 0, row = 0;
+  for (size_t i = 0; i < n; i++) {
     failed += !rs[i].pass;
-  rs_buf_printf(out, "### rightsize check: %s\n\n", failed ? "failed" : "passed");
-  rs_buf_printf(out, "%zu of %zu profile%s failed.\n\n", failed, n, n == 1 ? "" : "s");
-  rs_buf_puts(out,
-              "| | Endpoint | Deployment | Policy | Details |\n| --- | --- | --- | --- | --- |\n");
+    nrows += rs[i].nchecks;
+  }
+  md_row *extra = malloc((nrows ? nrows : 1) * sizeof(*extra));
+  const char **cells = malloc((nrows ? nrows : 1) * 5 * sizeof(*cells));
+  if (extra == NULL || cells == NULL) {
+    free(extra);
+    free(cells);
+    return RS_NOMEM;
+  }
   for (size_t i = 0; i < n; i++) {
     const rs_check_result *r = &rs[i];
-    for (size_t k = 0; k < r->nchecks; k++) {
+    for (size_t k = 0; k < r->nchecks; k++, row++) {
       const rs_policy_check *c = &r->checks[k];
-      rs_buf_printf(out, "| %s | ", c->pass ? ":white_check_mark:" : ":x:");
-      md_cell(out, r->fit->summary->profile->endpoint);
-      rs_buf_puts(out, " | ");
-      put_deployment(out, r);
-      rs_buf_printf(out, " | `%s` | ", rs_policy_flag(c->kind));
-      md_cell(out, c->text);
-      rs_buf_puts(out, " |\n");
+      const rs_candidate *e = r->evaluated;
+      snprintf(extra[row].deployment, sizeof(extra[row].deployment), "%s %s %s x%u",
+               r->proposed ? "proposed" : "current", e->inst->provider, e->inst->name, e->replicas);
+      snprintf(extra[row].policy, sizeof(extra[row].policy), "`%s`", rs_policy_flag(c->kind));
+      const char **cell = cells + row * 5;
+      cell[0] = c->pass ? ":white_check_mark:" : ":x:";
+      cell[1] = r->fit->summary->profile->endpoint;
+      cell[2] = extra[row].deployment;
+      cell[3] = extra[row].policy;
+      cell[4] = c->text;
     }
   }
+  rs_buf_printf(out, "### rightsize check: %s\n\n", failed ? "failed" : "passed");
+  rs_buf_printf(out, "%zu of %zu profile%s failed.\n\n", failed, n, n == 1 ? "" : "s");
+  rs_table_write(out, RS_TABLE_MARKDOWN, 5, heads, numeric, cells, nrows);
   const rs_catalog *cat = n ? rs[0].fit->catalog : NULL;
   if (cat)
     rs_buf_printf(out, "\nCatalog %s (sha256 %.12s), %s prices.\n", cat->version, cat->sha256,
                   rs_price_basis_name(rs[0].fit->basis));
+  free(extra);
+  free(cells);
   return out->failed ? RS_NOMEM : RS_OK;
 }
 

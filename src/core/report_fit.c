@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "rightsize/report.h"
+#include "rightsize/table.h"
 
 #define GIB 1073741824.0
 #define NCOLS 15
@@ -76,56 +77,40 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
                      out_kind kind) {
   size_t n = shown(r, o) + 1;
   cells *rows = malloc(n * sizeof(*rows));
-  int width[NCOLS];
-  if (rows == NULL) {
+  const char **ptrs = malloc(n * NCOLS * sizeof(*ptrs));
+  if (rows == NULL || ptrs == NULL) {
     out->failed = true; /* the caller reports it */
+    free(rows);
+    free(ptrs);
     return;
   }
   for (size_t i = 0; i + 1 < n; i++)
     row_cells(&rows[i], &r->fitting[i], i + 1, kind == OUT_CSV);
   row_cells(&rows[n - 1], &r->current, 0, kind == OUT_CSV);
-  const char *names[NCOLS];
-  memcpy(names, col_names, sizeof(names));
-  if (r->demand.slo_quantile < 0.99)
-    names[6] = "P95_MS";
-  for (int k = 0; k < NCOLS; k++) {
-    width[k] = (int)strlen(names[k]);
-    for (size_t i = 0; i < n; i++)
-      if ((int)strlen(rows[i].c[k]) > width[k])
-        width[k] = (int)strlen(rows[i].c[k]);
-  }
-  for (int k = 0; k < NCOLS; k++) {
-    if (kind == OUT_CSV)
-      rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
-    else if (kind == OUT_MARKDOWN)
-      rs_buf_printf(out, "| %s ", names[k]);
-    else
-      rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], names[k]);
-  }
-  rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
-  if (kind == OUT_MARKDOWN) {
+  if (kind == OUT_CSV) {
     for (int k = 0; k < NCOLS; k++)
-      rs_buf_puts(out, col_numeric[k] ? "| ---: " : "| --- ");
-    rs_buf_puts(out, "|\n");
-  }
-  for (size_t i = 0; i < n; i++) {
-    for (int k = 0; k < NCOLS; k++) {
-      const char *v = rows[i].c[k];
-      if (kind == OUT_CSV) {
+      rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
+    rs_buf_putc(out, '\n');
+    for (size_t i = 0; i < n; i++) {
+      for (int k = 0; k < NCOLS; k++) {
         if (k)
           rs_buf_putc(out, ',');
-        rs_buf_put_csv(out, v);
-      } else if (kind == OUT_MARKDOWN)
-        rs_buf_printf(out, "| %s ", v);
-      else if (col_numeric[k])
-        rs_buf_printf(out, "  %*s", width[k], v);
-      else
-        rs_buf_printf(out, "%s%-*s", k ? "  " : "", k == NCOLS - 1 ? 0 : width[k], v);
+        rs_buf_put_csv(out, rows[i].c[k]);
+      }
+      rs_buf_putc(out, '\n');
     }
-    if (kind != OUT_MARKDOWN)
-      rs_buf_rstrip(out);
-    rs_buf_puts(out, kind == OUT_MARKDOWN ? "|\n" : "\n");
+  } else {
+    const char *names[NCOLS];
+    memcpy(names, col_names, sizeof(names));
+    if (r->demand.slo_quantile < 0.99)
+      names[6] = "P95_MS";
+    for (size_t i = 0; i < n; i++)
+      for (int k = 0; k < NCOLS; k++)
+        ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
+    rs_table_write(out, kind == OUT_MARKDOWN ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, NCOLS, names,
+                   col_numeric, ptrs, n);
   }
+  free(ptrs);
   free(rows);
 }
 

@@ -1,0 +1,62 @@
+/* Text and Markdown tables (table.h). */
+#include "rightsize/table.h"
+
+#include <string.h>
+
+static void md_cell(rs_buf *out, const char *s) {
+  rs_buf_puts(out, "| ");
+  for (; *s; s++) {
+    if (*s == '|')
+      rs_buf_putc(out, '\\');
+    rs_buf_putc(out, *s);
+  }
+  rs_buf_putc(out, ' ');
+}
+
+static void text_row(rs_buf *out, size_t ncols, const char *const *row, const bool *numeric,
+                     const size_t *width, bool head) {
+  for (size_t k = 0; k < ncols; k++) {
+    const char *sep = k ? "  " : "";
+    int w = (int)width[k];
+    if (numeric[k] && !head)
+      rs_buf_printf(out, "%s%*s", sep, w, row[k]);
+    else
+      rs_buf_printf(out, "%s%-*s", sep, w, row[k]);
+  }
+  rs_buf_rstrip(out);
+  rs_buf_putc(out, '\n');
+}
+
+void rs_table_write(rs_buf *out, rs_table_style style, size_t ncols, const char *const *heads,
+                    const bool *numeric, const char *const *cells, size_t nrows) {
+  if (style == RS_TABLE_MARKDOWN) {
+    for (size_t k = 0; k < ncols; k++)
+      md_cell(out, heads[k]);
+    rs_buf_puts(out, "|\n");
+    for (size_t k = 0; k < ncols; k++)
+      rs_buf_puts(out, numeric[k] ? "| ---: " : "| --- ");
+    rs_buf_puts(out, "|\n");
+    for (size_t i = 0; i < nrows; i++) {
+      for (size_t k = 0; k < ncols; k++)
+        md_cell(out, cells[i * ncols + k]);
+      rs_buf_puts(out, "|\n");
+    }
+    return;
+  }
+  size_t width[64];
+  if (ncols > sizeof(width) / sizeof(width[0])) {
+    out->failed = true;
+    return;
+  }
+  for (size_t k = 0; k < ncols; k++) {
+    width[k] = strlen(heads[k]);
+    for (size_t i = 0; i < nrows; i++) {
+      size_t n = strlen(cells[i * ncols + k]);
+      if (n > width[k])
+        width[k] = n;
+    }
+  }
+  text_row(out, ncols, heads, numeric, width, true);
+  for (size_t i = 0; i < nrows; i++)
+    text_row(out, ncols, cells + i * ncols, numeric, width, false);
+}
