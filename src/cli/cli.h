@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "rightsize/arena.h"
+#include "rightsize/buf.h"
 #include "rightsize/catalog.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
@@ -75,6 +76,14 @@ void rs_cli_print_usage(FILE *to);
 int rs_cli_fail(const rs_error *err);
 /* A usage error: one line "rightsize: MSG (see 'rightsize CMD --help')", exit code 2. */
 int rs_cli_usage_error(const char *cmd, const char *msg);
+
+/* The end of every command: on failure (st != RS_OK) the one-line error
+ * (a usage error with the command's help pointer, else err's exit code);
+ * on success the report on stdout, then, when finding is not NULL, its one
+ * line on stderr and its exit code (no fit, a failed policy, profiles that
+ * could not be audited). */
+int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
+                  const rs_error *finding);
 
 /* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);

@@ -141,3 +141,14 @@ int rs_cli_write_stdout(const char *data, size_t len) {
     return rs_status_exit_code(RS_INTERNAL);
   return 0;
 }
+
+int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
+                  const rs_error *finding) {
+  int rc;
+  if (st != RS_OK)
+    return err->status == RS_USAGE ? rs_cli_usage_error(cmd, err->msg) : rs_cli_fail(err);
+  rc = rs_cli_write_stdout(out->data, out->len);
+  if (rc == 0 && finding != NULL)
+    rc = rs_cli_fail(finding);
+  return rc;
+}

@@ -102,19 +102,14 @@ static int run_audit(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = run(&out, &arena, args, &o, &audit, &err);
-  if (st != RS_OK) {
-    if (out.failed)
-      rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
-    rc = err.status == RS_USAGE ? rs_cli_usage_error("audit", err.msg) : rs_cli_fail(&err);
-  } else {
-    rc = rs_cli_write_stdout(out.data, out.len);
-    if (rc == 0 && audit->nfailed) {
-      rs_error_set(&err, RS_INVALID, NULL, 0, 0,
-                   "%zu of %zu profiles could not be audited (listed in the report)",
-                   audit->nfailed, audit->nrows);
-      rc = rs_cli_fail(&err);
-    }
-  }
+  bool some_failed = st == RS_OK && audit->nfailed > 0;
+  if (st != RS_OK && out.failed)
+    rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
+  if (some_failed)
+    rs_error_set(&err, RS_INVALID, NULL, 0, 0,
+                 "%zu of %zu profiles could not be audited (listed in the report)", audit->nfailed,
+                 audit->nrows);
+  rc = rs_cli_finish("audit", st, &err, &out, some_failed ? &err : NULL);
   rs_audit_free(audit);
   rs_buf_release(&out);
   rs_arena_release(&arena);

@@ -200,16 +200,10 @@ static int run_check(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = run(&out, &arena, args, &o, &failed, &err);
-  if (st != RS_OK) {
-    rc = err.status == RS_USAGE ? rs_cli_usage_error("check", err.msg) : rs_cli_fail(&err);
-  } else {
-    rc = rs_cli_write_stdout(out.data, out.len);
-    if (rc == 0 && failed) {
-      rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", failed,
-                   args->nargs, args->nargs == 1 ? "" : "s");
-      rc = rs_cli_fail(&err);
-    }
-  }
+  if (st == RS_OK && failed)
+    rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", failed,
+                 args->nargs, args->nargs == 1 ? "" : "s");
+  rc = rs_cli_finish("check", st, &err, &out, st == RS_OK && failed ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;

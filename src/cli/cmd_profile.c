@@ -107,14 +107,9 @@ static int run_profile(const rs_cli_args *args) {
   st = summarize(&sum, &arena, args, &po, &err);
   if (st == RS_OK)
     st = po.json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
-  if (st == RS_OK)
-    rc = rs_cli_write_stdout(out.data, out.len);
-  else if (err.status == RS_USAGE)
-    rc = rs_cli_usage_error("profile", err.msg);
-  else {
+  if (st != RS_OK) /* a no-op unless the report writer failed */
     rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
-    rc = rs_cli_fail(&err);
-  }
+  rc = rs_cli_finish("profile", st, &err, &out, NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;

@@ -105,16 +105,11 @@ static int run_recommend(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = recommend(&out, &arena, args->args[0], &o, &res, &err);
-  if (st != RS_OK) {
-    rc = err.status == RS_USAGE ? rs_cli_usage_error("recommend", err.msg) : rs_cli_fail(&err);
-  } else {
-    rc = rs_cli_write_stdout(out.data, out.len);
-    if (rc == 0 && res->nfitting == 0) {
-      rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
-                   "no shape meets every constraint (the report lists the closest and why)");
-      rc = rs_cli_fail(&err);
-    }
-  }
+  bool nofit = st == RS_OK && res->nfitting == 0;
+  if (nofit)
+    rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
+                 "no shape meets every constraint (the report lists the closest and why)");
+  rc = rs_cli_finish("recommend", st, &err, &out, nofit ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
