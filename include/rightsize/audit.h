@@ -97,8 +97,7 @@ typedef struct rs_audit_options {
   rs_price_basis basis;
   const rs_overlay *overlay;
   rs_fit_options fit;
-  unsigned threads; /* 0: the number of online CPUs, at most 16 */
-  bool consolidate;
+  unsigned threads;          /* 0: the number of online CPUs, at most 16 */
   unsigned max_per_instance; /* endpoints one shared instance may carry; 0: no limit */
 } rs_audit_options;
 

@@ -77,8 +77,7 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, audi
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {o->f.cat,       o->f.basis,         o->f.ov, o->f.fit, o->threads,
-                         o->consolidate, o->max_per_instance};
+  rs_audit_options ao = {o->f.cat, o->f.basis, o->f.ov, o->f.fit, o->threads, o->max_per_instance};
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);

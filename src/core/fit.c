@@ -128,7 +128,7 @@ static double cpu_side_gflops(const rs_instance *in) {
 }
 
 /* Busy time on target / busy time on source for one device, and how. */
-static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t, const char **how) {
+static double project(const rs_demand *d, const rs_instance *t, const char **how) {
   const rs_instance *s = d->source;
   if (s->category == RS_CATEGORY_CPU || t->category == RS_CATEGORY_CPU) {
     double gs = cpu_side_gflops(s), gt = cpu_side_gflops(t);
@@ -155,7 +155,6 @@ static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
     *how = "memory bandwidth ratio (TFLOPS unknown)";
     return rb;
   }
-  (void)ctx;
   *how = NULL;
   return NAN;
 }
@@ -319,7 +318,7 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
     return false;
   }
   const char *how = "observed";
-  double ratio = c->is_current ? 1.0 : project(ctx, d, in, &how);
+  double ratio = c->is_current ? 1.0 : project(d, in, &how);
   if (isnan(ratio)) {
     reject(c, RS_CONSTRAINT_SPEC,
            rs_fit_printf(ctx,

@@ -41,7 +41,6 @@ static rs_audit *audit(rs_arena *arena, const char *dir, unsigned threads, bool 
   o->basis = RS_BASIS_ONDEMAND;
   rs_fit_options_init(&o->fit);
   o->threads = threads;
-  o->consolidate = consolidate;
   assert_int_equal(rs_audit_discover(&files, &n, arena, &dir, 1, &err), RS_OK);
   assert_int_equal(rs_audit_run(&a, files, n, o, &err), RS_OK);
   if (consolidate)
