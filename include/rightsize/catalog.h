@@ -13,7 +13,9 @@
 
 #include "rightsize/arena.h"
 #include "rightsize/error.h"
-#include "rightsize/sha256.h"
+
+#define RS_CATALOG_SHA256_HEX_SIZE 65 /* 64 hex digits and a NUL */
+
 
 #define RS_CATALOG_SCHEMA_MAJOR 1
 #define RS_CATALOG_MAX_BYTES ((size_t)16 << 20)
@@ -101,7 +103,7 @@ typedef struct rs_catalog {
   size_t naccelerators;
   rs_instance *instances;
   size_t ninstances;
-  char sha256[RS_SHA256_HEX_SIZE]; /* of the exact file bytes */
+  char sha256[RS_CATALOG_SHA256_HEX_SIZE]; /* of the exact file bytes: 64 hex digits and a NUL */
   bool embedded;
 } rs_catalog;
 

@@ -6,7 +6,7 @@
 #include "cli.h"
 #include "rightsize/audit.h"
 #include "rightsize/buf.h"
-#include "rightsize/report.h"
+#include "rightsize/report_audit.h"
 
 enum { OPT_FORMAT = 1, OPT_CONSOLIDATE, OPT_THREADS, OPT_MAX_PER_INSTANCE };
 

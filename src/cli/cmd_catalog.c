@@ -9,9 +9,9 @@
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
-#include "rightsize/jsonw.h"
+#include "jsonw.h"
 #include "rightsize/pricing.h"
-#include "rightsize/report.h"
+#include "report_internal.h"
 #include "rightsize/num.h"
 
 enum {

@@ -10,7 +10,7 @@
 #include "rightsize/num.h"
 #include "rightsize/policy.h"
 #include "rightsize/profile.h"
-#include "rightsize/report.h"
+#include "rightsize/report_check.h"
 
 enum {
   OPT_FORMAT = 1,

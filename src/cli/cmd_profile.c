@@ -8,7 +8,7 @@
 #include "rightsize/ingest.h"
 #include "rightsize/num.h"
 #include "rightsize/profile.h"
-#include "rightsize/report.h"
+#include "rightsize/report_summary.h"
 #include "rightsize/summary.h"
 
 enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW, OPT_MAPPING };

@@ -9,7 +9,7 @@
 #include "rightsize/fit.h"
 #include "rightsize/num.h"
 #include "rightsize/profile.h"
-#include "rightsize/report.h"
+#include "rightsize/report_fit.h"
 #include "rightsize/summary.h"
 
 enum { OPT_FORMAT = 1, OPT_EXPLAIN, OPT_TOP };

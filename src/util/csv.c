@@ -1,4 +1,4 @@
-#include "rightsize/csv.h"
+#include "csv.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-#include "rightsize/jsonw.h"
+#include "jsonw.h"
 
 #include <assert.h>
 #include <math.h>

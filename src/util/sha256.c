@@ -1,5 +1,5 @@
 /* SHA-256 after FIPS 180-4 section 6.2. */
-#include "rightsize/sha256.h"
+#include "sha256.h"
 
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* Text and Markdown tables (table.h). */
-#include "rightsize/table.h"
+#include "table.h"
 
 #include <string.h>
 

@@ -15,7 +15,7 @@
 #include "rightsize/audit.h"
 #include "rightsize/catalog.h"
 #include "rightsize/pricing.h"
-#include "rightsize/queue.h"
+#include "queue.h"
 #include "test_support.h"
 
 #define FLEET RS_SOURCE_DIR "/profiles/fleet"

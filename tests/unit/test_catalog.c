@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include "rightsize/catalog.h"
+#include "sha256.h"
 #include "test_support.h"
 
 /* cmocka before 1.1.6 has no assert_double_equal. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rightsize/csv.h"
+#include "csv.h"
 
 static rs_csv_reader *open_mem(const char *data, size_t len, const rs_csv_options *opts) {
   rs_csv_reader *r = NULL;

@@ -12,7 +12,7 @@
 #include "rightsize/fit.h"
 #include "rightsize/pricing.h"
 #include "rightsize/profile.h"
-#include "rightsize/queue.h"
+#include "queue.h"
 #include "rightsize/summary.h"
 #include "test_fit_support.h"
 #include "test_support.h"

@@ -5,7 +5,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "rightsize/jsonw.h"
+#include "jsonw.h"
 
 static void test_nested_document(void **state) {
   (void)state;

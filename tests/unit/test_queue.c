@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rightsize/queue.h"
+#include "queue.h"
 #include "test_support.h"
 
 /* Erlang C for mu = 1 (service 1 s), offered load A = rho c: P(wait),

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "rightsize/sha256.h"
+#include "sha256.h"
 
 static void test_fips_one_block(void **state) {
   char hex[RS_SHA256_HEX_SIZE];

@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "rightsize/profile.h"
-#include "rightsize/sketch.h"
+#include "sketch.h"
 #include "rightsize/summary.h"
 
 static const char *const shipped[] = {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rightsize/sketch.h"
+#include "sketch.h"
 #include "test_support.h"
 
 /* Floating-point slack on top of the bound for values on bucket edges. */

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rightsize/sketch.h"
+#include "sketch.h"
 #include "rightsize/stats.h"
 #include "stats_internal.h"
 #include "test_support.h"

@@ -8,7 +8,7 @@
 #include "rightsize/buf.h"
 #include "rightsize/doc.h"
 #include "rightsize/profile.h"
-#include "rightsize/report.h"
+#include "rightsize/report_summary.h"
 #include "rightsize/summary.h"
 #include "test_support.h"
 

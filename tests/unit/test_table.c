@@ -5,7 +5,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "rightsize/table.h"
+#include "table.h"
 
 static const char *const heads[3] = {"NAME", "N", "NOTE"};
 static const bool numeric[3] = {false, true, false};

@@ -9,7 +9,7 @@
 #include <strings.h>
 
 #include "fit_internal.h"
-#include "rightsize/queue.h"
+#include "queue.h"
 
 /* A least-squares line is trusted with this many rows and this fit. */
 #define LINE_MIN_ROWS 30

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "rightsize/audit.h"
-#include "rightsize/queue.h"
+#include "queue.h"
 
 /* What one endpoint brings to a device of shape T. */
 /* The cost an endpoint has when sized on its own. */

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "rightsize/num.h"
-#include "rightsize/sketch.h"
+#include "sketch.h"
 #include "stats_internal.h"
 
 const double rs_quantile_levels[RS_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99};

@@ -6,9 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rightsize/jsonw.h"
-#include "rightsize/report.h"
-#include "rightsize/table.h"
+#include "jsonw.h"
+#include "rightsize/report_audit.h"
+#include "report_internal.h"
+#include "table.h"
 #include "rightsize/version.h"
 
 #define NCOLS 9

@@ -1,9 +1,9 @@
 #include <math.h>
 
-#include "rightsize/jsonw.h"
+#include "jsonw.h"
 #include "rightsize/num.h"
-#include "rightsize/report.h"
-#include "rightsize/sketch.h"
+#include "rightsize/report_summary.h"
+#include "sketch.h"
 #include "rightsize/version.h"
 
 static const char *const quantile_keys[RS_QUANTILE_COUNT] = {"p50", "p90", "p95", "p99"};

@@ -1,11 +1,11 @@
-#include "rightsize/report.h"
+#include "rightsize/report_summary.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "rightsize/num.h"
-#include "rightsize/sketch.h"
+#include "sketch.h"
 #include "rightsize/version.h"
 
 /* How a canonical unit is shown in the table: divisor, label, decimals. */

@@ -1,5 +1,5 @@
 /* Erlang B/C, Allen-Cunneen waits, and the lognormal helper (queue.h). */
-#include "rightsize/queue.h"
+#include "queue.h"
 
 #include <math.h>
 

@@ -1,4 +1,4 @@
-#include "rightsize/sketch.h"
+#include "sketch.h"
 
 #include <assert.h>
 #include <math.h>

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rightsize/report.h"
-#include "rightsize/table.h"
+#include "rightsize/report_fit.h"
+#include "table.h"
 
 #define GIB 1073741824.0
 #define NCOLS 15

@@ -10,7 +10,7 @@
 
 #include "fit_internal.h"
 #include "rightsize/num.h"
-#include "rightsize/queue.h"
+#include "queue.h"
 
 #define MAX_REASONS 12
 

@@ -4,8 +4,9 @@
  * utilization and memory free, USD). */
 #include <math.h>
 
-#include "rightsize/jsonw.h"
-#include "rightsize/report.h"
+#include "jsonw.h"
+#include "rightsize/report_fit.h"
+#include "report_internal.h"
 #include "rightsize/version.h"
 
 static void json_strings(rs_jsonw *w, const char *key, const char *const *v, size_t n) {

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "rightsize/arena.h"
-#include "rightsize/csv.h"
+#include "csv.h"
 #include "rightsize/ingest.h"
 
 /* The columns of one file, as its header (or the headerless default) says.

@@ -1,0 +1,27 @@
+/* The writers of `rightsize check` (docs/ci.md). */
+#ifndef RIGHTSIZE_REPORT_CHECK_H
+#define RIGHTSIZE_REPORT_CHECK_H
+
+#include <stddef.h>
+
+#include "rightsize/buf.h"
+#include "rightsize/error.h"
+#include "rightsize/policy.h"
+
+#define RS_CHECK_JSON_SCHEMA "rightsize.check/1"
+
+typedef enum {
+  RS_CHECK_TEXT,
+  RS_CHECK_JSON,
+  RS_CHECK_MARKDOWN,
+  RS_CHECK_GITHUB,
+  RS_CHECK_JUNIT
+} rs_check_format;
+
+/* `rightsize check` over n evaluated profiles (docs/ci.md): text, JSON,
+ * Markdown (a pull-request comment), GitHub annotations (one ::error per
+ * failed policy, one ::notice per profile that passes) or JUnit XML. */
+rs_status rs_report_check(rs_buf *out, const rs_check_result *results, size_t n,
+                          rs_check_format format);
+
+#endif

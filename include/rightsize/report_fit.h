@@ -1,0 +1,28 @@
+/* The writers of `rightsize recommend`: table, Markdown, CSV and JSON of one
+ * fit result. Writers format; every number they print is in the result. */
+#ifndef RIGHTSIZE_REPORT_FIT_H
+#define RIGHTSIZE_REPORT_FIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "rightsize/buf.h"
+#include "rightsize/error.h"
+#include "rightsize/fit.h"
+
+#define RS_FIT_JSON_SCHEMA "rightsize.recommendation/1"
+
+typedef struct rs_report_fit_options {
+  size_t top;   /* ranked rows shown; 0: all */
+  bool explain; /* margins of the winner, every rejected shape with its reason */
+} rs_report_fit_options;
+
+/* `rightsize recommend` as a table, Markdown (a pull-request comment), CSV
+ * (ranked rows and the current deployment), or JSON (docs/json.md). */
+rs_status rs_report_fit_table(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o);
+rs_status rs_report_fit_markdown(rs_buf *out, const rs_fit_result *r,
+                                 const rs_report_fit_options *o);
+rs_status rs_report_fit_csv(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o);
+rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o);
+
+#endif
