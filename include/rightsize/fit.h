@@ -53,8 +53,24 @@ typedef enum {
 
 const char *rs_constraint_name(rs_constraint c);
 
-typedef enum { RS_CONF_LOW, RS_CONF_MEDIUM, RS_CONF_HIGH } rs_confidence;
+/* Confidence of a projection, lowest first: X(NAME, name in reports and
+ * policy files). */
+#define RS_CONFIDENCE_MAP(X)                                                                       \
+  X(LOW, "low")                                                                                    \
+  X(MEDIUM, "medium")                                                                              \
+  X(HIGH, "high")
+
+typedef enum {
+#define RS_CONFIDENCE_ENUM(name, key) RS_CONF_##name,
+  RS_CONFIDENCE_MAP(RS_CONFIDENCE_ENUM)
+#undef RS_CONFIDENCE_ENUM
+      RS_CONF_COUNT
+} rs_confidence;
+
+/* Confidence -> "low", "medium", "high"; "unknown" out of range. */
 const char *rs_confidence_name(rs_confidence c);
+/* "low", "medium", "high" -> confidence; RS_USAGE for another name. */
+rs_status rs_confidence_from_name(rs_confidence *out, const char *name);
 
 /* How the design peak is chosen from the request-rate samples. */
 typedef enum { RS_PEAK_P95, RS_PEAK_P99, RS_PEAK_MAX, RS_PEAK_RPS } rs_peak_kind;

@@ -257,7 +257,7 @@ static void test_traffic_beyond_any_shape(void **state) {
       assert_non_null(strstr(r->rejected[i].reason, "--max-replicas 64"));
     }
   assert_true(util_reason);
-  assert_string_equal(r->warnings[r->nwarnings - 1].code, "no-fit");
+  assert_int_equal(r->warnings[r->nwarnings - 1].code, RS_WARNING_NO_FIT);
 }
 
 static void test_slo_below_service(void **state) {

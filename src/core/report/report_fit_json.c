@@ -160,7 +160,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   rs_jsonw_array(&w, "warnings");
   for (size_t i = 0; i < r->nwarnings; i++) {
     rs_jsonw_object(&w, NULL);
-    rs_jsonw_string(&w, "code", r->warnings[i].code);
+    rs_jsonw_string(&w, "code", rs_warning_code_name(r->warnings[i].code));
     rs_jsonw_string(&w, "text", r->warnings[i].text);
     rs_jsonw_end(&w, '}');
   }
