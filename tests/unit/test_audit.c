@@ -126,6 +126,15 @@ static void test_totals(void **state) {
   assert_true(fabs(a->now_month - now) < 1e-6);
   assert_true(fabs(a->after_month - after) < 1e-6);
   assert_true(fabs(a->savings_month - (now - after)) < 1e-6);
+  assert_true(fabs(a->savings_pct - a->savings_month / a->now_month * 100.0) < 1e-9);
+  assert_ptr_equal(a->catalog, o.pipeline->catalog);
+  for (size_t i = 0; i < a->nrows; i++) {
+    const rs_audit_row *r = &a->rows[i];
+    /* the row's "now" is the fit's own current $/month, not recomputed */
+    assert_true(r->now_month == r->fit->current.usd_per_month);
+    if (r->now_month > 0)
+      assert_true(fabs(r->savings_pct - r->savings_month / r->now_month * 100.0) < 1e-9);
+  }
   rs_audit_free(a);
 }
 
@@ -140,6 +149,8 @@ static void test_threads(void **state) {
   }
   assert_int_equal(a->consolidation->packed, b->consolidation->packed);
   assert_true(a->consolidation->month == b->consolidation->month);
+  assert_true(a->consolidation->savings_month == b->consolidation->savings_month);
+  assert_true(a->consolidation->fleet_month == b->consolidation->fleet_month);
   rs_audit_free(a);
   rs_audit_free(b);
 }
@@ -218,7 +229,8 @@ static void test_consolidation_is_safe(void **state) {
       assert_true(cpu <= o.pipeline->fit.max_util * shape->vcpus + 1e-9);
       assert_true(hmem <= shape->memory_bytes);
       double price = shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
-      assert_true(price < inst_base); /* each shared instance saves on its own */
+      assert_true(p->instance_month == price); /* what the writers print per instance */
+      assert_true(price < inst_base);          /* each shared instance saves on its own */
       pm += price;
       pb += inst_base;
     }
@@ -228,6 +240,9 @@ static void test_consolidation_is_safe(void **state) {
   }
   assert_int_equal(packed, c->packed);
   assert_true(fabs(month - c->month) < 1e-6 && fabs(baseline - c->baseline_month) < 1e-6);
+  /* the totals the writers print, computed here once */
+  assert_true(fabs(c->savings_month - (baseline - month)) < 1e-6);
+  assert_true(fabs(c->fleet_month - (a->after_month - c->savings_month)) < 1e-6);
   free(seen);
   rs_audit_free(a);
 }

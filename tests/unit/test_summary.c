@@ -112,8 +112,25 @@ static void test_table_report_is_deterministic(void **state) {
   rs_buf_release(&y);
 }
 
+/* Every warning code has a name, and the name reads back as the code. */
+static void test_warning_vocabulary(void **state) {
+  rs_warning_code c;
+  (void)state;
+  for (int k = 0; k < RS_WARNING_COUNT; k++) {
+    const char *name = rs_warning_code_name((rs_warning_code)k);
+    assert_string_not_equal(name, "unknown");
+    assert_int_equal(rs_warning_code_from_name(&c, name), RS_OK);
+    assert_int_equal(c, k);
+  }
+  assert_string_equal(rs_warning_code_name(RS_WARNING_SHORT_HISTORY), "short-history");
+  assert_string_equal(rs_warning_code_name(RS_WARNING_CURRENT_FAILS_SLO), "current-fails-slo");
+  assert_string_equal(rs_warning_code_name(RS_WARNING_COUNT), "unknown");
+  assert_int_equal(rs_warning_code_from_name(&c, "short history"), RS_USAGE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_warning_vocabulary),
       cmocka_unit_test_setup_teardown(test_files_stats_and_warnings, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_profile_reads_files_and_inline_rows, setup_arena,
                                       teardown_arena),
