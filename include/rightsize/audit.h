@@ -33,16 +33,13 @@
 rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
                             const char *const *paths, size_t npaths, rs_error *err);
 
-typedef enum { RS_ACTION_MOVE, RS_ACTION_KEEP, RS_ACTION_NOFIT } rs_audit_action;
-const char *rs_audit_action_name(rs_audit_action a);
-
 typedef struct rs_audit_row {
   const char *path;
   bool ok;                   /* false: err holds why the profile could not be audited */
   rs_error err;              /* for a failed profile */
   const rs_profile *profile; /* when it loaded, even if its samples then failed */
   const rs_fit_result *fit;
-  rs_audit_action action;
+  rs_action action;          /* the fit's */
   const rs_candidate *after; /* the recommended shape; NULL to keep or with no fit */
   double now_month;          /* the fit's current $/month (NaN: the current shape is unpriced) */
   double after_month;        /* the recommended shape's, or now_month to keep or with no fit */

@@ -30,6 +30,16 @@ static const char *const confidence_names[] = {
 #undef RS_CONFIDENCE_NAME
 };
 
+static const char *const action_names[] = {
+#define RS_ACTION_NAME(name, key) key,
+    RS_ACTION_MAP(RS_ACTION_NAME)
+#undef RS_ACTION_NAME
+};
+
+const char *rs_action_name(rs_action a) {
+  return (unsigned)a < RS_ACTION_COUNT ? action_names[a] : "unknown";
+}
+
 const char *rs_confidence_name(rs_confidence c) {
   return (unsigned)c < RS_CONF_COUNT ? confidence_names[c] : "unknown";
 }
@@ -770,6 +780,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
    * unpriced current shape cannot be compared, so the best fit stands. */
   res->right_sized = res->current.fits && isfinite(res->current_usd_hour) &&
                      (res->nfitting == 0 || res->fitting[0].savings_pct < RS_FIT_RIGHT_SIZED_PCT);
+  res->action = res->nfitting == 0 ? RS_ACTION_NOFIT
+                : res->right_sized ? RS_ACTION_KEEP
+                                   : RS_ACTION_MOVE;
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

@@ -15,11 +15,6 @@
 
 #include "rightsize/profile.h"
 
-const char *rs_audit_action_name(rs_audit_action a) {
-  static const char *const names[] = {"move", "keep", "no-fit"};
-  return (unsigned)a <= RS_ACTION_NOFIT ? names[a] : "unknown";
-}
-
 /* ---- discovery ---- */
 
 typedef struct file_list {
@@ -143,12 +138,11 @@ typedef struct work {
 static void decide(rs_audit_row *row, const rs_fit_result *fit) {
   row->fit = fit;
   row->now_month = fit->current.usd_per_month;
-  if (fit->nfitting == 0 || fit->right_sized) {
-    row->action = fit->nfitting == 0 ? RS_ACTION_NOFIT : RS_ACTION_KEEP;
+  row->action = fit->action;
+  if (fit->action != RS_ACTION_MOVE) {
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
   } else {
-    row->action = RS_ACTION_MOVE;
     row->after = &fit->fitting[0];
     row->after_month = row->after->usd_per_month;
     row->confidence = row->after->confidence;

@@ -181,7 +181,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
     rs_jsonw_string(&w, "current_instance", p->current.instance);
     rs_jsonw_uint(&w, "current_replicas", p->current.replicas);
     rs_jsonw_number(&w, "usd_per_month_now", r->now_month);
-    rs_jsonw_string(&w, "action", rs_audit_action_name(r->action));
+    rs_jsonw_string(&w, "action", rs_action_name(r->action));
     rs_jsonw_string(&w, "recommended_provider", r->after ? r->after->inst->provider : NULL);
     rs_jsonw_string(&w, "recommended_instance", r->after ? r->after->inst->name : NULL);
     if (r->after)

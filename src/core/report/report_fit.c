@@ -191,7 +191,7 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
 
 static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
                                const char *post, const char *eol) {
-  if (r->nfitting == 0) {
+  if (r->action == RS_ACTION_NOFIT) {
     rs_buf_printf(out, "%sno fit%s: no allowed shape meets every constraint; the closest:\n", pre,
                   post);
     for (size_t i = 0; i < r->nrejected && i < 5; i++)
@@ -201,7 +201,7 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
     return;
   }
   const rs_candidate *b = &r->fitting[0];
-  if (r->right_sized)
+  if (r->action == RS_ACTION_KEEP)
     rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
                   r->summary->profile->current.instance,
                   (unsigned long long)r->summary->profile->current.replicas, eol);

@@ -138,7 +138,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   json_demand(&w, r);
   json_candidate(&w, "current", &r->current, 0, true);
   rs_jsonw_object(&w, "verdict");
-  rs_jsonw_string(&w, "action", r->nfitting == 0 ? "no-fit" : r->right_sized ? "keep" : "move");
+  rs_jsonw_string(&w, "action", rs_action_name(r->action));
   if (r->nfitting) {
     rs_jsonw_string(&w, "provider", r->fitting[0].inst->provider);
     rs_jsonw_string(&w, "instance", r->fitting[0].inst->name);
