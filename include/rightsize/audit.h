@@ -17,6 +17,7 @@
 #include "rightsize/catalog.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/pricing.h"
 #include "rightsize/profile.h"
 
@@ -32,18 +33,18 @@
 rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
                             const char *const *paths, size_t npaths, rs_error *err);
 
-typedef enum { RS_ACTION_MOVE, RS_ACTION_KEEP, RS_ACTION_NOFIT } rs_audit_action;
-const char *rs_audit_action_name(rs_audit_action a);
-
 typedef struct rs_audit_row {
   const char *path;
   bool ok;                   /* false: err holds why the profile could not be audited */
   rs_error err;              /* for a failed profile */
   const rs_profile *profile; /* when it loaded, even if its samples then failed */
   const rs_fit_result *fit;
-  rs_audit_action action;
+  rs_action action;          /* the fit's */
   const rs_candidate *after; /* the recommended shape; NULL to keep or with no fit */
-  double now_month, after_month, savings_month, savings_pct;
+  double now_month;          /* the fit's current $/month (NaN: the current shape is unpriced) */
+  double after_month;        /* the recommended shape's, or now_month to keep or with no fit */
+  double savings_month;      /* now_month - after_month */
+  double savings_pct;        /* of now_month; NaN when now_month is not positive */
   rs_confidence confidence;
 } rs_audit_row;
 
@@ -68,42 +69,49 @@ typedef struct rs_packed_instance {
 /* One group of endpoints sharing one shape. */
 typedef struct rs_packing {
   const rs_instance *shape;
+  double instance_month; /* one instance of shape: price x 730 */
   rs_packed_instance *instances;
   size_t ninstances;
-  double month;          /* instances x price x 730 */
+  double month;          /* instances x instance_month */
   double baseline_month; /* what the same endpoints cost sized one by one */
 } rs_packing;
 
 typedef struct rs_consolidation {
   rs_packing *packings; /* in the order they were chosen (largest saving first) */
   size_t npackings;
-  size_t packed; /* endpoints packed */
-  double month, baseline_month;
+  size_t packed;         /* endpoints packed */
+  double month;          /* the shared instances */
+  double baseline_month; /* the same endpoints sized one by one */
+  double savings_month;  /* baseline_month - month */
+  double fleet_month;    /* the fleet's after_month with the packed endpoints shared */
 } rs_consolidation;
 
 typedef struct rs_audit {
   rs_audit_row *rows; /* ranked: savings first; failed profiles last */
   size_t nrows, nfailed;
-  double now_month, after_month, savings_month; /* totals over the audited rows */
-  rs_consolidation *consolidation;              /* NULL unless asked for */
+  /* totals over the audited rows with a price now and after */
+  double now_month, after_month, savings_month;
+  double savings_pct;              /* of now_month; NaN when now_month is not positive */
+  rs_consolidation *consolidation; /* NULL unless asked for */
   double max_util;
+  const rs_catalog *catalog; /* what priced it, for the report's header */
+  rs_price_basis basis;
+  const rs_overlay *overlay;
   /* private */
   rs_arena *arenas; /* one per profile */
   size_t narenas;
 } rs_audit;
 
 typedef struct rs_audit_options {
-  const rs_catalog *catalog; /* priced */
-  rs_price_basis basis;
-  const rs_overlay *overlay;
-  rs_fit_options fit;
-  unsigned threads;          /* 0: the number of online CPUs, at most 16 */
-  unsigned max_per_instance; /* endpoints one shared instance may carry; 0: no limit */
+  const rs_pipeline *pipeline; /* open and priced (rs_pipeline_open) */
+  unsigned threads;            /* 0: the number of online CPUs, at most 16 */
+  unsigned max_per_instance;   /* endpoints one shared instance may carry; 0: no limit */
 } rs_audit_options;
 
-/* Audits files (from rs_audit_discover). *out must be freed with
- * rs_audit_free. Per-profile errors are kept in their rows; the status is
- * RS_NOMEM or RS_INTERNAL (a thread could not start) only. */
+/* Audits files (from rs_audit_discover): each worker loads a profile and
+ * calls rs_pipeline_fit_profile; rows, totals and the ranking are computed
+ * here, so writers only format. *out must be freed with rs_audit_free. Per-profile errors are kept
+ * in their rows; the status is RS_NOMEM or RS_INTERNAL (a thread could not start) only. */
 rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
                        const rs_audit_options *opts, rs_error *err);
 void rs_audit_free(rs_audit *a);

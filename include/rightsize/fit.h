@@ -53,8 +53,40 @@ typedef enum {
 
 const char *rs_constraint_name(rs_constraint c);
 
-typedef enum { RS_CONF_LOW, RS_CONF_MEDIUM, RS_CONF_HIGH } rs_confidence;
+/* Confidence of a projection, lowest first: X(NAME, name in reports and
+ * policy files). */
+#define RS_CONFIDENCE_MAP(X)                                                                       \
+  X(LOW, "low")                                                                                    \
+  X(MEDIUM, "medium")                                                                              \
+  X(HIGH, "high")
+
+typedef enum {
+#define RS_CONFIDENCE_ENUM(name, key) RS_CONF_##name,
+  RS_CONFIDENCE_MAP(RS_CONFIDENCE_ENUM)
+#undef RS_CONFIDENCE_ENUM
+      RS_CONF_COUNT
+} rs_confidence;
+
+/* Confidence -> "low", "medium", "high"; "unknown" out of range. */
 const char *rs_confidence_name(rs_confidence c);
+/* "low", "medium", "high" -> confidence; RS_USAGE for another name. */
+rs_status rs_confidence_from_name(rs_confidence *out, const char *name);
+
+/* What a fit recommends: X(NAME, name in reports). */
+#define RS_ACTION_MAP(X)                                                                           \
+  X(MOVE, "move")                                                                                  \
+  X(KEEP, "keep")                                                                                  \
+  X(NOFIT, "no-fit")
+
+typedef enum {
+#define RS_ACTION_ENUM(name, key) RS_ACTION_##name,
+  RS_ACTION_MAP(RS_ACTION_ENUM)
+#undef RS_ACTION_ENUM
+      RS_ACTION_COUNT
+} rs_action;
+
+/* Action -> "move", "keep", "no-fit"; "unknown" out of range. */
+const char *rs_action_name(rs_action a);
 
 /* How the design peak is chosen from the request-rate samples. */
 typedef enum { RS_PEAK_P95, RS_PEAK_P99, RS_PEAK_MAX, RS_PEAK_RPS } rs_peak_kind;
@@ -169,6 +201,7 @@ typedef struct rs_fit_result {
   rs_candidate *rejected; /* closest first */
   size_t nrejected;
   bool right_sized;     /* keep the current shape: nothing saves more than the error */
+  rs_action action;     /* no-fit (nfitting == 0), keep (right_sized), or move to fitting[0] */
   rs_warning *warnings; /* the summary's, then the fit's own */
   size_t nwarnings;
 } rs_fit_result;

@@ -44,8 +44,8 @@ typedef struct rs_policy_set {
   const char *path;              /* the policy file, or NULL */
 } rs_policy_set;
 
-/* "low", "medium", "high" -> confidence; RS_USAGE otherwise. */
-rs_status rs_confidence_from_name(rs_confidence *out, const char *name);
+/* True when set asks for at least one policy. */
+bool rs_policy_set_any(const rs_policy_set *set);
 
 /* Reads a policy file into set (keys it names are set; others untouched).
  * RS_INVALID with position for an unknown key, a wrong type or an out of
@@ -67,12 +67,32 @@ typedef struct rs_check_result {
   double overprovision_pct; /* evaluated $/month over the best fitting shape's, percent */
   rs_policy_check checks[RS_POLICY_COUNT];
   size_t nchecks; /* the policies set, in RS_POLICY_MAP order */
-  bool pass;
+  size_t nfailed; /* of them, the ones that failed */
+  bool pass;      /* nfailed == 0 */
 } rs_check_result;
+
+/* The verdict of `rightsize check` over every profile, computed once:
+ * writers and the exit code read it. */
+typedef struct rs_check_report {
+  const rs_check_result *results;
+  size_t nresults;
+  size_t failed;             /* profiles that failed a policy */
+  size_t nchecks;            /* policies evaluated, over every profile */
+  size_t failed_checks;      /* of them, the ones that failed */
+  bool pass;                 /* no profile failed */
+  const rs_catalog *catalog; /* what priced the fits */
+  rs_price_basis basis;
+  const rs_overlay *overlay;
+} rs_check_report;
 
 /* Evaluates every policy set on fit (its proposed deployment when there is
  * one, else the current). Texts live in arena. RS_NOMEM only. */
 rs_status rs_policy_evaluate(rs_check_result *out, rs_arena *arena, const rs_policy_set *set,
                              const rs_fit_result *fit, rs_error *err);
+
+/* Fills *out from n evaluated results (borrowed): counts and the verdict. */
+void rs_check_report_tally(rs_check_report *out, const rs_check_result *results, size_t n,
+                           const rs_catalog *catalog, rs_price_basis basis,
+                           const rs_overlay *overlay);
 
 #endif

@@ -4,17 +4,16 @@
 
 #include "rightsize/audit.h"
 #include "rightsize/buf.h"
-#include "rightsize/catalog.h"
 #include "rightsize/error.h"
-#include "rightsize/pricing.h"
 
 #define RS_AUDIT_JSON_SCHEMA "rightsize.audit/1"
 
 typedef enum { RS_AUDIT_TABLE, RS_AUDIT_JSON, RS_AUDIT_MARKDOWN, RS_AUDIT_CSV } rs_audit_format;
 
 /* `rightsize audit`: the fleet ranked by savings with totals, the
- * consolidation plan when there is one, the profiles that failed. */
-rs_status rs_report_audit(rs_buf *out, const rs_audit *a, const rs_catalog *cat,
-                          rs_price_basis basis, const rs_overlay *overlay, rs_audit_format format);
+ * consolidation plan when there is one, the profiles that failed. Formats
+ * only: rows, totals and savings are the audit's (rs_audit_run,
+ * rs_audit_consolidate). */
+rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format);
 
 #endif

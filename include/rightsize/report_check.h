@@ -18,10 +18,10 @@ typedef enum {
   RS_CHECK_JUNIT
 } rs_check_format;
 
-/* `rightsize check` over n evaluated profiles (docs/ci.md): text, JSON,
- * Markdown (a pull-request comment), GitHub annotations (one ::error per
- * failed policy, one ::notice per profile that passes) or JUnit XML. */
-rs_status rs_report_check(rs_buf *out, const rs_check_result *results, size_t n,
-                          rs_check_format format);
+/* `rightsize check` (docs/ci.md) from the report rs_pipeline_check made:
+ * text, JSON, Markdown (a pull-request comment), GitHub annotations (one
+ * ::error per failed policy, one ::notice per profile that passes) or JUnit
+ * XML. Formats only: the verdict and the counts are the report's. */
+rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format);
 
 #endif

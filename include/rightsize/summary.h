@@ -27,8 +27,41 @@ typedef struct rs_summary_input {
   uint64_t rows;
 } rs_summary_input;
 
+/* Warning codes, the summary's then the fit's (docs/statistics.md,
+ * docs/model.md): X(NAME, stable identifier printed in reports). Policies
+ * and tests match the enum, never a message text. */
+#define RS_WARNING_MAP(X)                                                                          \
+  X(FEW_SAMPLES, "few-samples")                                                                    \
+  X(SHORT_HISTORY, "short-history")                                                                \
+  X(GAPS, "gaps")                                                                                  \
+  X(OUT_OF_ORDER, "out-of-order")                                                                  \
+  X(LOADTEST_DATA, "loadtest-data")                                                                \
+  X(CHAOS_DATA, "chaos-data")                                                                      \
+  X(SYNTHETIC_DATA, "synthetic-data")                                                              \
+  X(PREALLOCATED, "preallocated")                                                                  \
+  X(IDLE_DEVICES, "idle-devices")                                                                  \
+  X(NO_TRAFFIC, "no-traffic")                                                                      \
+  X(SPIKY_TRAFFIC, "spiky-traffic")                                                                \
+  X(CURRENT_FAILS_MEMORY, "current-fails-memory")                                                  \
+  X(CURRENT_FAILS_SLO, "current-fails-slo")                                                        \
+  X(ALREADY_RIGHT_SIZED, "already-right-sized")                                                    \
+  X(NEAR_MEMORY_LIMIT, "near-memory-limit")                                                        \
+  X(NO_FIT, "no-fit")
+
+typedef enum {
+#define RS_WARNING_ENUM(name, key) RS_WARNING_##name,
+  RS_WARNING_MAP(RS_WARNING_ENUM)
+#undef RS_WARNING_ENUM
+      RS_WARNING_COUNT
+} rs_warning_code;
+
+/* Code -> its identifier ("short-history"); "unknown" out of range. */
+const char *rs_warning_code_name(rs_warning_code c);
+/* Identifier -> code; RS_USAGE for a name not in RS_WARNING_MAP. */
+rs_status rs_warning_code_from_name(rs_warning_code *out, const char *name);
+
 typedef struct rs_warning {
-  const char *code; /* stable identifier: "short-history", "gaps", ... */
+  rs_warning_code code;
   const char *text; /* one sentence for people */
 } rs_warning;
 

@@ -13,6 +13,7 @@
 #include "rightsize/catalog.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/pricing.h"
 
 typedef struct rs_cli_option {
@@ -146,28 +147,17 @@ typedef struct rs_cli_fit_opts {
   char provider_buf[64];
   rs_price_basis basis;
   const char *overlay, *catalog;
-  rs_catalog *cat; /* after rs_cli_fit_catalog */
-  const rs_overlay *ov;
 } rs_cli_fit_opts;
 
 void rs_cli_fit_init(rs_cli_fit_opts *o, const char *cmd);
 /* Applies p when it is one of the shared options: 0, or a usage error's
  * exit code; -1 when p is another option. */
 int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p);
-/* Opens and prices the catalog into o->cat. */
-rs_status rs_cli_fit_catalog(rs_cli_fit_opts *o, rs_arena *arena, rs_error *err);
-/* Loads a profile, summarizes its samples, fits it (o->cat must be open). */
-rs_status rs_cli_fit_profile(rs_fit_result **res, rs_arena *arena, const char *path,
-                             const rs_cli_fit_opts *o, rs_error *err);
+/* The pipeline's options (the catalog, its prices, the fit's knobs) as given. */
+void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o);
 /* "bad --OPT 'V', expected EXPECTED" as a usage error of the last command
  * given to rs_cli_fit_option; a whole number in [lo, hi]. */
 int rs_cli_bad_value(const char *opt, const char *v, const char *expected);
 int rs_cli_read_count(unsigned *out, const char *opt, const char *v, int64_t lo, int64_t hi);
-
-/* Loads --catalog (or the built-in catalog) and prices it under basis with
- * the overlay file, if any (cli_catalog.c). */
-rs_status rs_cli_open_catalog(rs_catalog **cat, const rs_overlay **overlay, rs_arena *arena,
-                              const char *catalog_path, rs_price_basis basis,
-                              const char *overlay_path, rs_error *err);
 
 #endif

@@ -1,14 +1,12 @@
 /* The options every fitting command shares (recommend, check, audit): the
- * catalog and its pricing, the scope of shapes, the model's knobs; and
- * loading, summarizing and fitting one profile with them. */
+ * catalog and its pricing, the scope of shapes, the model's knobs. What
+ * they drive is core's (rightsize/pipeline.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
 #include "rightsize/num.h"
-#include "rightsize/profile.h"
-#include "rightsize/summary.h"
 
 static const char *cmd_name = "recommend";
 
@@ -137,18 +135,10 @@ int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p) {
   }
 }
 
-rs_status rs_cli_fit_catalog(rs_cli_fit_opts *o, rs_arena *arena, rs_error *err) {
-  return rs_cli_open_catalog(&o->cat, &o->ov, arena, o->catalog, o->basis, o->overlay, err);
-}
-
-rs_status rs_cli_fit_profile(rs_fit_result **res, rs_arena *arena, const char *path,
-                             const rs_cli_fit_opts *o, rs_error *err) {
-  rs_profile *profile;
-  rs_summary *sum;
-  rs_status st = rs_profile_load(&profile, arena, path, err);
-  if (st == RS_OK)
-    st = rs_summary_from_profile(&sum, arena, profile, NULL, err);
-  if (st == RS_OK)
-    st = rs_fit(res, arena, sum, o->cat, o->basis, o->ov, &o->fit, err);
-  return st;
+void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o) {
+  rs_pipeline_options_init(out);
+  out->catalog = o->catalog;
+  out->overlay = o->overlay;
+  out->basis = o->basis;
+  out->fit = o->fit;
 }

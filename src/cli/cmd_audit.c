@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "rightsize/audit.h"
 #include "rightsize/buf.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/report_audit.h"
 
 enum { OPT_FORMAT = 1, OPT_CONSOLIDATE, OPT_THREADS, OPT_MAX_PER_INSTANCE };
@@ -68,21 +69,24 @@ static int read_options(audit_opts *o, const rs_cli_args *args) {
   return 0;
 }
 
-static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, audit_opts *o,
+static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, const audit_opts *o,
                      rs_audit **audit, rs_error *err) {
   const char **files;
   size_t nfiles;
-  rs_status st = rs_cli_fit_catalog(&o->f, arena, err);
+  rs_pipeline_options po;
+  rs_pipeline p;
+  rs_cli_fit_pipeline(&po, &o->f);
+  rs_status st = rs_pipeline_open(&p, arena, &po, err);
   if (st == RS_OK)
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {o->f.cat, o->f.basis, o->f.ov, o->f.fit, o->threads, o->max_per_instance};
+  rs_audit_options ao = {&p, o->threads, o->max_per_instance};
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);
   if (st == RS_OK)
-    st = rs_report_audit(out, *audit, o->f.cat, o->f.basis, o->f.ov, o->format);
+    st = rs_report_audit(out, *audit, o->format);
   return st;
 }
 

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
@@ -345,8 +346,16 @@ static void write_json(rs_buf *out, const rs_catalog *cat, const pricing *pr,
 /* Loads the catalog and prices it under the basis and overlay asked for. */
 static rs_status open_catalog(rs_catalog **cat, pricing *pr, rs_arena *arena, const list_opts *o,
                               rs_error *err) {
-  pr->basis = o->basis;
-  return rs_cli_open_catalog(cat, &pr->overlay, arena, o->catalog, o->basis, o->overlay, err);
+  rs_pipeline_options po;
+  rs_pipeline p;
+  rs_pipeline_options_init(&po);
+  po.catalog = o->catalog;
+  po.overlay = o->overlay;
+  po.basis = pr->basis = o->basis;
+  rs_status st = rs_pipeline_open(&p, arena, &po, err);
+  *cat = p.catalog;
+  pr->overlay = p.overlay;
+  return st;
 }
 
 static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_error *err) {

@@ -8,8 +8,8 @@
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
 #include "rightsize/num.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/policy.h"
-#include "rightsize/profile.h"
 #include "rightsize/report_check.h"
 
 enum {
@@ -139,48 +139,19 @@ static rs_status policies(rs_policy_set *set, rs_arena *arena, const check_opts 
   return RS_OK;
 }
 
-static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, check_opts *o,
-                     size_t *failed, rs_error *err) {
+static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, const check_opts *o,
+                     rs_check_report **rep, rs_error *err) {
   rs_policy_set set;
+  rs_pipeline_options po;
+  rs_pipeline p;
   rs_status st = policies(&set, arena, o, err);
+  rs_cli_fit_pipeline(&po, &o->f);
   if (st == RS_OK)
-    st = rs_cli_fit_catalog(&o->f, arena, err);
-  if (st != RS_OK)
-    return st;
-  bool any = false;
-  for (int k = 0; k < RS_POLICY_COUNT; k++)
-    any = any || set.set[k];
-  if (!any)
-    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
-                        "check needs at least one policy (--max-overprovision 50, "
-                        "--require-slo, ... or --policy FILE)");
-  if (o->instance) {
-    o->f.fit.proposed = rs_catalog_find(o->f.cat, o->instance);
-    if (o->f.fit.proposed == NULL)
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0,
-                          "--instance '%s' is not in catalog %s (see 'rightsize catalog list')",
-                          o->instance, o->f.cat->version);
-    o->f.fit.proposed_replicas = o->replicas ? o->replicas : 1;
-  }
-  rs_check_result *results = rs_arena_alloc(arena, args->nargs * sizeof(*results));
-  if (results == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  for (size_t i = 0; i < args->nargs; i++) {
-    rs_fit_result *fit;
-    if (!rs_profile_is_path(args->args[i]))
-      return rs_error_set(
-          err, RS_USAGE, NULL, 0, 0,
-          "'%s' is not a profile (.yaml, .yml or .json), it looks like a sample file",
-          args->args[i]);
-    st = rs_cli_fit_profile(&fit, arena, args->args[i], &o->f, err);
-    if (st == RS_OK)
-      st = rs_policy_evaluate(&results[i], arena, &set, fit, err);
-    if (st != RS_OK)
-      return st;
-    *failed += !results[i].pass;
-  }
-  st = rs_report_check(out, results, args->nargs, o->format);
-  if (st != RS_OK)
+    st = rs_pipeline_open(&p, arena, &po, err);
+  rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
+  if (st == RS_OK)
+    st = rs_pipeline_check(rep, arena, &p, &req, err);
+  if (st == RS_OK && (st = rs_report_check(out, *rep, o->format)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   return st;
 }
@@ -190,7 +161,7 @@ static int run_check(const rs_cli_args *args) {
   rs_arena arena;
   rs_error err;
   rs_buf out;
-  size_t failed = 0;
+  rs_check_report *rep = NULL;
   int rc = read_options(&o, args);
   if (rc != 0)
     return rc;
@@ -199,11 +170,12 @@ static int run_check(const rs_cli_args *args) {
   rs_error_clear(&err);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  rs_status st = run(&out, &arena, args, &o, &failed, &err);
-  if (st == RS_OK && failed)
-    rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", failed,
-                 args->nargs, args->nargs == 1 ? "" : "s");
-  rc = rs_cli_finish("check", st, &err, &out, st == RS_OK && failed ? &err : NULL);
+  rs_status st = run(&out, &arena, args, &o, &rep, &err);
+  bool failed = st == RS_OK && !rep->pass;
+  if (failed)
+    rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", rep->failed,
+                 rep->nresults, rep->nresults == 1 ? "" : "s");
+  rc = rs_cli_finish("check", st, &err, &out, failed ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;

@@ -7,6 +7,7 @@
 #include "rightsize/buf.h"
 #include "rightsize/ingest.h"
 #include "rightsize/num.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_summary.h"
 #include "rightsize/summary.h"
@@ -71,23 +72,6 @@ static int read_options(profile_opts *po, const rs_cli_args *args) {
   return 0;
 }
 
-static rs_status summarize(rs_summary **sum, rs_arena *arena, const rs_cli_args *args,
-                           const profile_opts *po, rs_error *err) {
-  if (args->nargs == 1 && rs_profile_is_path(args->args[0])) {
-    rs_profile *profile;
-    rs_status st = rs_profile_load(&profile, arena, args->args[0], err);
-    if (st != RS_OK)
-      return st;
-    return rs_summary_from_profile(sum, arena, profile, &po->summary, err);
-  }
-  for (size_t i = 0; i < args->nargs; i++)
-    if (rs_profile_is_path(args->args[i]))
-      return rs_error_set(err, RS_USAGE, NULL, 0, 0,
-                          "'%s' looks like a profile: give one profile, or sample files only",
-                          args->args[i]);
-  return rs_summary_from_files(sum, arena, args->args, args->nargs, &po->summary, err);
-}
-
 static int run_profile(const rs_cli_args *args) {
   profile_opts po;
   rs_arena arena;
@@ -104,7 +88,7 @@ static int run_profile(const rs_cli_args *args) {
   rs_error_clear(&err);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  st = summarize(&sum, &arena, args, &po, &err);
+  st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &po.summary, &err);
   if (st == RS_OK)
     st = po.json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
   if (st != RS_OK) /* a no-op unless the report writer failed */

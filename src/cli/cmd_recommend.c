@@ -1,16 +1,13 @@
 /* rightsize recommend: fit a profile against the catalog, rank the shapes. */
-#include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "rightsize/buf.h"
 #include "rightsize/fit.h"
-#include "rightsize/num.h"
+#include "rightsize/pipeline.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_fit.h"
-#include "rightsize/summary.h"
 
 enum { OPT_FORMAT = 1, OPT_EXPLAIN, OPT_TOP };
 
@@ -75,11 +72,14 @@ static rs_status write_report(rs_buf *out, const recommend_opts *o, const rs_fit
   }
 }
 
-static rs_status recommend(rs_buf *out, rs_arena *arena, const char *path, recommend_opts *o,
+static rs_status recommend(rs_buf *out, rs_arena *arena, const char *path, const recommend_opts *o,
                            rs_fit_result **res, rs_error *err) {
-  rs_status st = rs_cli_fit_catalog(&o->f, arena, err);
+  rs_pipeline_options po;
+  rs_pipeline p;
+  rs_cli_fit_pipeline(&po, &o->f);
+  rs_status st = rs_pipeline_open(&p, arena, &po, err);
   if (st == RS_OK)
-    st = rs_cli_fit_profile(res, arena, path, &o->f, err);
+    st = rs_pipeline_fit(res, arena, &p, path, err);
   if (st == RS_OK && (st = write_report(out, o, *res)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   return st;
@@ -105,7 +105,7 @@ static int run_recommend(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = recommend(&out, &arena, args->args[0], &o, &res, &err);
-  bool nofit = st == RS_OK && res->nfitting == 0;
+  bool nofit = st == RS_OK && res->action == RS_ACTION_NOFIT;
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
                  "no shape meets every constraint (the report lists the closest and why)");

@@ -34,14 +34,19 @@ class H(http.server.BaseHTTPRequestHandler):
         if path.startswith("/big/"): body = b"{" + b" " * 300000 + b"}"
         self.send_response(code); self.end_headers(); self.wfile.write(body)
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-open(sys.argv[1], "w").write(str(s.server_address[1]))
+import os
+with open(sys.argv[1] + ".tmp", "w") as f: f.write(str(s.server_address[1]))
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])  # never a half-written port
 s.serve_forever()
 PY
 python3 "$tmp/server.py" "$tmp/port" 2>"$tmp/server.log" &
 pid=$!
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-  [ -s "$tmp/port" ] && break
+# A loaded machine (ctest -j16) may take seconds to start python: wait up
+# to 30 s, not 2.
+i=0
+while [ ! -s "$tmp/port" ] && [ "$i" -lt 300 ]; do
   sleep 0.1
+  i=$((i + 1))
 done
 [ -s "$tmp/port" ] || fail "the test server did not start"
 base="http://127.0.0.1:$(cat "$tmp/port")"

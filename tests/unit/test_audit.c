@@ -14,19 +14,23 @@
 
 #include "rightsize/audit.h"
 #include "rightsize/catalog.h"
-#include "rightsize/pricing.h"
+#include "rightsize/pipeline.h"
 #include "queue.h"
 #include "test_support.h"
 
 #define FLEET RS_SOURCE_DIR "/profiles/fleet"
 
-static rs_catalog *priced(rs_arena *arena) {
-  rs_catalog *cat;
+/* The built-in catalog at on-demand prices, through the pipeline every
+ * command opens; it lives in arena as the options point to it. */
+static const rs_pipeline *opened(rs_arena *arena) {
+  rs_pipeline_options po;
+  rs_pipeline *p = rs_arena_alloc(arena, sizeof(*p));
   rs_error err;
+  assert_non_null(p);
   rs_error_clear(&err);
-  assert_int_equal(rs_catalog_default(&cat, arena, &err), RS_OK);
-  assert_int_equal(rs_pricing_apply(cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
-  return cat;
+  rs_pipeline_options_init(&po);
+  assert_int_equal(rs_pipeline_open(p, arena, &po, &err), RS_OK);
+  return p;
 }
 
 static rs_audit *audit(rs_arena *arena, const char *dir, unsigned threads, bool consolidate,
@@ -37,9 +41,7 @@ static rs_audit *audit(rs_arena *arena, const char *dir, unsigned threads, bool 
   rs_error err;
   rs_error_clear(&err);
   memset(o, 0, sizeof(*o));
-  o->catalog = priced(arena);
-  o->basis = RS_BASIS_ONDEMAND;
-  rs_fit_options_init(&o->fit);
+  o->pipeline = opened(arena);
   o->threads = threads;
   assert_int_equal(rs_audit_discover(&files, &n, arena, &dir, 1, &err), RS_OK);
   assert_int_equal(rs_audit_run(&a, files, n, o, &err), RS_OK);
@@ -124,6 +126,15 @@ static void test_totals(void **state) {
   assert_true(fabs(a->now_month - now) < 1e-6);
   assert_true(fabs(a->after_month - after) < 1e-6);
   assert_true(fabs(a->savings_month - (now - after)) < 1e-6);
+  assert_true(fabs(a->savings_pct - a->savings_month / a->now_month * 100.0) < 1e-9);
+  assert_ptr_equal(a->catalog, o.pipeline->catalog);
+  for (size_t i = 0; i < a->nrows; i++) {
+    const rs_audit_row *r = &a->rows[i];
+    /* the row's "now" is the fit's own current $/month, not recomputed */
+    assert_true(r->now_month == r->fit->current.usd_per_month);
+    if (r->now_month > 0)
+      assert_true(fabs(r->savings_pct - r->savings_month / r->now_month * 100.0) < 1e-9);
+  }
   rs_audit_free(a);
 }
 
@@ -138,6 +149,8 @@ static void test_threads(void **state) {
   }
   assert_int_equal(a->consolidation->packed, b->consolidation->packed);
   assert_true(a->consolidation->month == b->consolidation->month);
+  assert_true(a->consolidation->savings_month == b->consolidation->savings_month);
+  assert_true(a->consolidation->fleet_month == b->consolidation->fleet_month);
   rs_audit_free(a);
   rs_audit_free(b);
 }
@@ -186,7 +199,7 @@ static void test_consolidation_is_safe(void **state) {
           h2 += dm->design_peak * cand->queue_s * cand->queue_s * (1 + cand->cs2);
         }
         assert_true(mem <= shape->accelerator_memory_bytes);
-        assert_true(util <= o.fit.max_util + 1e-12);
+        assert_true(util <= o.pipeline->fit.max_util + 1e-12);
         for (size_t j = 0; j < pi->nendpoints; j++) {
           if (pi->endpoints[j].device != d)
             continue;
@@ -213,10 +226,11 @@ static void test_consolidation_is_safe(void **state) {
         const rs_candidate *cand = on_shape(a->rows[row].fit, shape);
         hmem += isnan(cand->host_mem_need) ? 0 : cand->host_mem_need;
       }
-      assert_true(cpu <= o.fit.max_util * shape->vcpus + 1e-9);
+      assert_true(cpu <= o.pipeline->fit.max_util * shape->vcpus + 1e-9);
       assert_true(hmem <= shape->memory_bytes);
       double price = shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
-      assert_true(price < inst_base); /* each shared instance saves on its own */
+      assert_true(p->instance_month == price); /* what the writers print per instance */
+      assert_true(price < inst_base);          /* each shared instance saves on its own */
       pm += price;
       pb += inst_base;
     }
@@ -226,6 +240,9 @@ static void test_consolidation_is_safe(void **state) {
   }
   assert_int_equal(packed, c->packed);
   assert_true(fabs(month - c->month) < 1e-6 && fabs(baseline - c->baseline_month) < 1e-6);
+  /* the totals the writers print, computed here once */
+  assert_true(fabs(c->savings_month - (baseline - month)) < 1e-6);
+  assert_true(fabs(c->fleet_month - (a->after_month - c->savings_month)) < 1e-6);
   free(seen);
   rs_audit_free(a);
 }

@@ -257,7 +257,7 @@ static void test_traffic_beyond_any_shape(void **state) {
       assert_non_null(strstr(r->rejected[i].reason, "--max-replicas 64"));
     }
   assert_true(util_reason);
-  assert_string_equal(r->warnings[r->nwarnings - 1].code, "no-fit");
+  assert_int_equal(r->warnings[r->nwarnings - 1].code, RS_WARNING_NO_FIT);
 }
 
 static void test_slo_below_service(void **state) {
@@ -345,6 +345,8 @@ static void test_canonical(void **state) {
   assert_rel(r->current_usd_hour, 12.24, 1e-12);
   assert_true(b->savings_pct > 94.0 && b->savings_pct < 97.0);
   assert_false(r->right_sized);
+  assert_int_equal(r->action, RS_ACTION_MOVE);
+  assert_string_equal(rs_action_name(r->action), "move");
   /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
   o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
   r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);

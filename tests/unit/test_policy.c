@@ -138,6 +138,11 @@ static void test_names(void **state) {
   assert_int_equal(rs_confidence_from_name(&c, "high"), RS_OK);
   assert_int_equal(c, RS_CONF_HIGH);
   assert_int_equal(rs_confidence_from_name(&c, "sure"), RS_USAGE);
+  for (int k = 0; k < RS_CONF_COUNT; k++) { /* both directions of one list */
+    assert_int_equal(rs_confidence_from_name(&c, rs_confidence_name((rs_confidence)k)), RS_OK);
+    assert_int_equal(c, k);
+  }
+  assert_string_equal(rs_confidence_name(RS_CONF_COUNT), "unknown");
 }
 
 int main(void) {

@@ -14,9 +14,9 @@
 
 #define DATA RS_TEST_DATA "/summary/"
 
-static bool has_warning(const rs_summary *sum, const char *code) {
+static bool has_warning(const rs_summary *sum, rs_warning_code code) {
   for (size_t i = 0; i < sum->nwarnings; i++)
-    if (strcmp(sum->warnings[i].code, code) == 0)
+    if (sum->warnings[i].code == code)
       return true;
   return false;
 }
@@ -33,13 +33,13 @@ static void test_files_stats_and_warnings(void **state) {
   assert_int_equal(sum->stats.ndevices, 2);
   assert_int_equal(sum->stats.m[RS_METRIC_REQUEST_RATE].count, 9);
   assert_int_equal(sum->stats.busiest_device, 0);
-  assert_true(has_warning(sum, "few-samples"));
-  assert_true(has_warning(sum, "short-history"));
-  assert_true(has_warning(sum, "idle-devices"));
-  assert_true(has_warning(sum, "spiky-traffic"));
-  assert_true(has_warning(sum, "gaps"));
-  assert_false(has_warning(sum, "loadtest-data"));
-  assert_false(has_warning(sum, "no-traffic"));
+  assert_true(has_warning(sum, RS_WARNING_FEW_SAMPLES));
+  assert_true(has_warning(sum, RS_WARNING_SHORT_HISTORY));
+  assert_true(has_warning(sum, RS_WARNING_IDLE_DEVICES));
+  assert_true(has_warning(sum, RS_WARNING_SPIKY_TRAFFIC));
+  assert_true(has_warning(sum, RS_WARNING_GAPS));
+  assert_false(has_warning(sum, RS_WARNING_LOADTEST_DATA));
+  assert_false(has_warning(sum, RS_WARNING_NO_TRAFFIC));
   assert_null(sum->profile);
 }
 
@@ -55,7 +55,7 @@ static void test_profile_reads_files_and_inline_rows(void **state) {
   assert_int_equal(sum->stats.devices[0].m[RS_METRIC_GPU_UTIL].count, 10);
   assert_true(fabs(sum->stats.devices[0].m[RS_METRIC_GPU_UTIL].max - 50.0) < 1e-9);
   assert_true(fabs(sum->stats.m[RS_METRIC_GPU_MEM_USED].max - 2048.0 * 1048576.0) < 1.0);
-  assert_true(has_warning(sum, "loadtest-data"));
+  assert_true(has_warning(sum, RS_WARNING_LOADTEST_DATA));
 }
 
 static void test_bad_sample_file_passes_error_up(void **state) {
@@ -112,8 +112,25 @@ static void test_table_report_is_deterministic(void **state) {
   rs_buf_release(&y);
 }
 
+/* Every warning code has a name, and the name reads back as the code. */
+static void test_warning_vocabulary(void **state) {
+  rs_warning_code c;
+  (void)state;
+  for (int k = 0; k < RS_WARNING_COUNT; k++) {
+    const char *name = rs_warning_code_name((rs_warning_code)k);
+    assert_string_not_equal(name, "unknown");
+    assert_int_equal(rs_warning_code_from_name(&c, name), RS_OK);
+    assert_int_equal(c, k);
+  }
+  assert_string_equal(rs_warning_code_name(RS_WARNING_SHORT_HISTORY), "short-history");
+  assert_string_equal(rs_warning_code_name(RS_WARNING_CURRENT_FAILS_SLO), "current-fails-slo");
+  assert_string_equal(rs_warning_code_name(RS_WARNING_COUNT), "unknown");
+  assert_int_equal(rs_warning_code_from_name(&c, "short history"), RS_USAGE);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_warning_vocabulary),
       cmocka_unit_test_setup_teardown(test_files_stats_and_warnings, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_profile_reads_files_and_inline_rows, setup_arena,
                                       teardown_arena),

@@ -272,8 +272,8 @@ static rs_packing *packing_for(rs_consolidation *c, const rs_instance *shape, si
 
 rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_options *opts,
                                rs_error *err) {
-  const rs_catalog *cat = opts->catalog;
-  double max_util = opts->fit.max_util;
+  const rs_catalog *cat = opts->pipeline->catalog;
+  double max_util = opts->pipeline->fit.max_util;
   size_t n_rows = a->nrows ? a->nrows : 1;
   bool *taken = rs_arena_alloc(arena, n_rows * sizeof(bool));
   item *items = malloc(n_rows * sizeof(*items));
@@ -373,8 +373,8 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
       }
     }
     p->instances[p->ninstances++] = inst[i];
-    double price = inst_shape[i]->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
-    p->month += price;
+    p->instance_month = inst_shape[i]->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+    p->month += p->instance_month;
     for (size_t j = 0; j < inst[i].nendpoints; j++)
       p->baseline_month += alone(&a->rows[inst[i].endpoints[j].row]);
   }
@@ -386,6 +386,8 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   }
   if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
+  c->savings_month = c->baseline_month - c->month;
+  c->fleet_month = a->after_month - c->savings_month;
   a->consolidation = c;
   return RS_OK;
 }

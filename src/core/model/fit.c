@@ -24,9 +24,33 @@ const char *rs_constraint_name(rs_constraint c) {
   return (unsigned)c < RS_CONSTRAINT_COUNT ? constraint_names[c] : "unknown";
 }
 
+static const char *const confidence_names[] = {
+#define RS_CONFIDENCE_NAME(name, key) key,
+    RS_CONFIDENCE_MAP(RS_CONFIDENCE_NAME)
+#undef RS_CONFIDENCE_NAME
+};
+
+static const char *const action_names[] = {
+#define RS_ACTION_NAME(name, key) key,
+    RS_ACTION_MAP(RS_ACTION_NAME)
+#undef RS_ACTION_NAME
+};
+
+const char *rs_action_name(rs_action a) {
+  return (unsigned)a < RS_ACTION_COUNT ? action_names[a] : "unknown";
+}
+
 const char *rs_confidence_name(rs_confidence c) {
-  static const char *const names[] = {"low", "medium", "high"};
-  return (unsigned)c <= RS_CONF_HIGH ? names[c] : "unknown";
+  return (unsigned)c < RS_CONF_COUNT ? confidence_names[c] : "unknown";
+}
+
+rs_status rs_confidence_from_name(rs_confidence *out, const char *name) {
+  for (int c = 0; c < RS_CONF_COUNT; c++)
+    if (strcmp(name, confidence_names[c]) == 0) {
+      *out = (rs_confidence)c;
+      return RS_OK;
+    }
+  return RS_USAGE;
 }
 
 rs_status rs_peak_parse(const char *text, rs_peak_kind *kind, double *rps) {
@@ -629,7 +653,7 @@ static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance 
   return o->region == NULL || strcmp(in->region, o->region) == 0;
 }
 
-static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, const char *code, const char *text) {
+static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text) {
   rs_warning *w = rs_arena_alloc(ctx->arena, (res->nwarnings + 1) * sizeof(*w));
   if (w == NULL || text == NULL) {
     ctx->nomem = true;
@@ -652,23 +676,23 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
     fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
   if (!cur->fits &&
       (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
-    fit_warn(ctx, res, "current-fails-memory",
+    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_MEMORY,
              rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
   if (lat->count && lat->q[3] > d->slo_ms)
-    fit_warn(ctx, res, "current-fails-slo",
+    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
              rs_fit_printf(ctx,
                            "the current deployment missed the SLO in more than 1%% of intervals "
                            "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
                            d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
   else if (!cur->fits && cur->failed != RS_CONSTRAINT_MEMORY &&
            cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC)
-    fit_warn(ctx, res, "current-fails-slo",
+    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
              rs_fit_printf(ctx,
                            "the current deployment would not hold the design peak of %.1f "
                            "req/s: %s",
                            d->design_peak, cur->reason));
   if (res->right_sized)
-    fit_warn(ctx, res, "already-right-sized",
+    fit_warn(ctx, res, RS_WARNING_ALREADY_RIGHT_SIZED,
              res->nfitting && res->fitting[0].inst != cur->inst
                  ? rs_fit_printf(ctx,
                                  "the best alternative saves %.1f%%, inside the model's error: "
@@ -678,13 +702,13 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
     if (d->mem_need_head > 0.9 * best->mem_capacity)
-      fit_warn(ctx, res, "near-memory-limit",
+      fit_warn(ctx, res, RS_WARNING_NEAR_MEMORY_LIMIT,
                rs_fit_printf(ctx,
                              "%s holds the model with %.0f%% of its memory free: a larger "
                              "batch or context will not fit",
                              best->inst->name, best->mem_free * 100.0));
   } else {
-    fit_warn(ctx, res, "no-fit",
+    fit_warn(ctx, res, RS_WARNING_NO_FIT,
              "no allowed shape meets every constraint: the closest are listed with the reason "
              "each failed");
   }
@@ -756,6 +780,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
    * unpriced current shape cannot be compared, so the best fit stands. */
   res->right_sized = res->current.fits && isfinite(res->current_usd_hour) &&
                      (res->nfitting == 0 || res->fitting[0].savings_pct < RS_FIT_RIGHT_SIZED_PCT);
+  res->action = res->nfitting == 0 ? RS_ACTION_NOFIT
+                : res->right_sized ? RS_ACTION_KEEP
+                                   : RS_ACTION_MOVE;
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

@@ -14,12 +14,6 @@
 #include <unistd.h>
 
 #include "rightsize/profile.h"
-#include "rightsize/summary.h"
-
-const char *rs_audit_action_name(rs_audit_action a) {
-  static const char *const names[] = {"move", "keep", "no-fit"};
-  return (unsigned)a <= RS_ACTION_NOFIT ? names[a] : "unknown";
-}
 
 /* ---- discovery ---- */
 
@@ -140,42 +134,38 @@ typedef struct work {
   rs_audit *a;
 } work;
 
-static void audit_one(work *w, size_t i) {
-  rs_audit_row *row = &w->a->rows[i];
-  rs_arena *arena = &w->a->arenas[i];
-  rs_profile *p;
-  rs_summary *s;
-  rs_fit_result *fit;
-  rs_error_clear(&row->err);
-  row->path = w->files[i];
-  rs_status st = rs_profile_load(&p, arena, w->files[i], &row->err);
-  if (st == RS_OK)
-    row->profile = p;
-  if (st == RS_OK)
-    st = rs_summary_from_profile(&s, arena, p, NULL, &row->err);
-  if (st == RS_OK)
-    st = rs_fit(&fit, arena, s, w->o->catalog, w->o->basis, w->o->overlay, &w->o->fit, &row->err);
-  row->ok = st == RS_OK;
-  if (!row->ok)
-    return;
+/* The row's action and money, from its fit (the numbers the writers print). */
+static void decide(rs_audit_row *row, const rs_fit_result *fit) {
   row->fit = fit;
-  row->now_month = fit->current_usd_hour * RS_FIT_HOURS_PER_MONTH;
-  if (fit->nfitting == 0) {
-    row->action = RS_ACTION_NOFIT;
-    row->after_month = row->now_month;
-    row->confidence = fit->current.confidence;
-  } else if (fit->right_sized) {
-    row->action = RS_ACTION_KEEP;
+  row->now_month = fit->current.usd_per_month;
+  row->action = fit->action;
+  if (fit->action != RS_ACTION_MOVE) {
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
   } else {
-    row->action = RS_ACTION_MOVE;
     row->after = &fit->fitting[0];
     row->after_month = row->after->usd_per_month;
     row->confidence = row->after->confidence;
   }
   row->savings_month = row->now_month - row->after_month;
   row->savings_pct = row->now_month > 0 ? row->savings_month / row->now_month * 100.0 : NAN;
+}
+
+static void audit_one(work *w, size_t i) {
+  rs_audit_row *row = &w->a->rows[i];
+  rs_arena *arena = &w->a->arenas[i];
+  rs_profile *p;
+  rs_fit_result *fit;
+  rs_error_clear(&row->err);
+  row->path = w->files[i];
+  rs_status st = rs_profile_load(&p, arena, w->files[i], &row->err);
+  if (st == RS_OK) {
+    row->profile = p;
+    st = rs_pipeline_fit_profile(&fit, arena, w->o->pipeline, p, &row->err);
+  }
+  row->ok = st == RS_OK;
+  if (row->ok)
+    decide(row, fit);
 }
 
 static void *worker(void *arg) {
@@ -272,7 +262,10 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
   *out = NULL;
   if (a == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  a->max_util = opts->fit.max_util;
+  a->max_util = opts->pipeline->fit.max_util;
+  a->catalog = opts->pipeline->catalog;
+  a->basis = opts->pipeline->basis;
+  a->overlay = opts->pipeline->overlay;
   a->rows = calloc(nfiles ? nfiles : 1, sizeof(*a->rows));
   a->arenas = calloc(nfiles ? nfiles : 1, sizeof(*a->arenas));
   if (a->rows == NULL || a->arenas == NULL) {
@@ -312,6 +305,7 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
     }
   }
   a->savings_month = a->now_month - a->after_month;
+  a->savings_pct = a->now_month > 0 ? a->savings_month / a->now_month * 100.0 : NAN;
   qsort(a->rows, a->nrows, sizeof(*a->rows), cmp_rows);
   *out = a;
   return RS_OK;

@@ -27,13 +27,11 @@ const char *rs_policy_flag(rs_policy_kind k) {
   return (unsigned)k < RS_POLICY_COUNT ? policy_flags[k] : "unknown";
 }
 
-rs_status rs_confidence_from_name(rs_confidence *out, const char *name) {
-  for (int c = RS_CONF_LOW; c <= RS_CONF_HIGH; c++)
-    if (strcmp(name, rs_confidence_name((rs_confidence)c)) == 0) {
-      *out = (rs_confidence)c;
-      return RS_OK;
-    }
-  return RS_USAGE;
+bool rs_policy_set_any(const rs_policy_set *set) {
+  for (int k = 0; k < RS_POLICY_COUNT; k++)
+    if (set->set[k])
+      return true;
+  return false;
 }
 
 static rs_status read_limit(rs_policy_set *set, const char *path, rs_policy_kind k,
@@ -174,7 +172,7 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
   case RS_POLICY_SLO: {
     const rs_warning *miss = NULL;
     for (size_t i = 0; i < f->nwarnings && !r->proposed; i++)
-      if (strcmp(f->warnings[i].code, "current-fails-slo") == 0)
+      if (f->warnings[i].code == RS_WARNING_CURRENT_FAILS_SLO)
         miss = &f->warnings[i];
     c->value = e->latency_q_ms;
     c->limit = f->demand.slo_ms;
@@ -215,13 +213,30 @@ rs_status rs_policy_evaluate(rs_check_result *out, rs_arena *arena, const rs_pol
   out->overprovision_pct =
       fit->nfitting ? (out->evaluated->usd_per_month / fit->fitting[0].usd_per_month - 1.0) * 100.0
                     : NAN;
-  out->pass = true;
   for (int k = 0; k < RS_POLICY_COUNT; k++) {
     if (!set->set[k])
       continue;
     check_one(out, arena, &nomem, (rs_policy_kind)k, set->limit[k]);
-    out->pass = out->pass && out->checks[out->nchecks - 1].pass;
+    out->nfailed += !out->checks[out->nchecks - 1].pass;
   }
+  out->pass = out->nfailed == 0;
   return nomem ? rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while checking policies")
                : RS_OK;
+}
+
+void rs_check_report_tally(rs_check_report *out, const rs_check_result *results, size_t n,
+                           const rs_catalog *catalog, rs_price_basis basis,
+                           const rs_overlay *overlay) {
+  memset(out, 0, sizeof(*out));
+  out->results = results;
+  out->nresults = n;
+  out->catalog = catalog;
+  out->basis = basis;
+  out->overlay = overlay;
+  for (size_t i = 0; i < n; i++) {
+    out->failed += !results[i].pass;
+    out->nchecks += results[i].nchecks;
+    out->failed_checks += results[i].nfailed;
+  }
+  out->pass = out->failed == 0;
 }

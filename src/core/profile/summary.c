@@ -13,17 +13,36 @@ typedef struct builder {
   rs_stats *stats;
 } builder;
 
+static const char *const warning_names[] = {
+#define RS_WARNING_NAME(name, key) key,
+    RS_WARNING_MAP(RS_WARNING_NAME)
+#undef RS_WARNING_NAME
+};
+
+const char *rs_warning_code_name(rs_warning_code c) {
+  return (unsigned)c < RS_WARNING_COUNT ? warning_names[c] : "unknown";
+}
+
+rs_status rs_warning_code_from_name(rs_warning_code *out, const char *name) {
+  for (int c = 0; c < RS_WARNING_COUNT; c++)
+    if (strcmp(name, warning_names[c]) == 0) {
+      *out = (rs_warning_code)c;
+      return RS_OK;
+    }
+  return RS_USAGE;
+}
+
 static rs_status nomem(rs_error *err) {
   return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while summarizing samples");
 }
 
-static void warn(rs_summary *sum, rs_arena *arena, const char *code, const char *fmt, ...)
+static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
 
-static void warn(rs_summary *sum, rs_arena *arena, const char *code, const char *fmt, ...) {
+static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const char *fmt, ...) {
   char text[512];
   va_list ap;
   if (sum->nwarnings >= MAX_WARNINGS)
@@ -55,14 +74,14 @@ static void warn_coverage(rs_summary *sum, rs_arena *arena) {
   const rs_coverage *c = &sum->stats.coverage;
   char a[32], b[32];
   if (c->rows < RS_WARN_MIN_ROWS)
-    warn(sum, arena, "few-samples",
+    warn(sum, arena, RS_WARNING_FEW_SAMPLES,
          "only %llu sample rows; statistics from fewer than %d rows are low confidence",
          (unsigned long long)c->rows, RS_WARN_MIN_ROWS);
   /* A week sampled every minute spans a week less one interval. */
   double span = c->duration_s + (isfinite(c->interval_s) ? c->interval_s : 0.0);
   if (span < RS_WARN_HISTORY_S) {
     fmt_duration(a, sizeof(a), span);
-    warn(sum, arena, "short-history",
+    warn(sum, arena, RS_WARNING_SHORT_HISTORY,
          "history covers %s, less than a weekly cycle (7 d): weekly peaks may be missing", a);
   }
   /* Gaps are counted per series (file x GPU), so compare against the time
@@ -71,29 +90,30 @@ static void warn_coverage(rs_summary *sum, rs_arena *arena) {
   if (c->gaps > 0 && covered > 0 && c->gap_s > RS_WARN_GAP_FRACTION * covered) {
     fmt_duration(a, sizeof(a), c->gap_s);
     fmt_duration(b, sizeof(b), c->longest_gap_s);
-    warn(sum, arena, "gaps",
+    warn(sum, arena, RS_WARNING_GAPS,
          "%llu gaps across %llu series lose %s of samples (%.1f%% of the series' time), "
          "longest %s",
          (unsigned long long)c->gaps, (unsigned long long)c->series, a, 100.0 * c->gap_s / covered,
          b);
   }
   if (c->out_of_order > 0)
-    warn(sum, arena, "out-of-order", "%llu rows were older than the row before them",
+    warn(sum, arena, RS_WARNING_OUT_OF_ORDER, "%llu rows were older than the row before them",
          (unsigned long long)c->out_of_order);
 }
 
 static void warn_source(rs_summary *sum, rs_arena *arena) {
   switch (sum->source) {
   case RS_SOURCE_LOADTEST:
-    warn(sum, arena, "loadtest-data",
+    warn(sum, arena, RS_WARNING_LOADTEST_DATA,
          "samples come from a load test: real traffic peaks and their shape may differ");
     break;
   case RS_SOURCE_CHAOS:
-    warn(sum, arena, "chaos-data",
+    warn(sum, arena, RS_WARNING_CHAOS_DATA,
          "samples come from a chaos experiment: failures distort utilization and latency");
     break;
   case RS_SOURCE_SYNTHETIC:
-    warn(sum, arena, "synthetic-data", "samples are synthetic, not measured on a real endpoint");
+    warn(sum, arena, RS_WARNING_SYNTHETIC_DATA,
+         "samples are synthetic, not measured on a real endpoint");
     break;
   case RS_SOURCE_PRODUCTION: break;
   }
@@ -105,12 +125,12 @@ static void warn_profile(rs_summary *sum, rs_arena *arena) {
   if (p == NULL || !p->model.preallocates)
     return;
   if (mem->count > 0)
-    warn(sum, arena, "preallocated",
+    warn(sum, arena, RS_WARNING_PREALLOCATED,
          "the serving stack pre-allocates %.0f%% of GPU memory: the observed peak (%.1f GiB) "
          "says nothing about need; size on weights + KV cache instead",
          100.0 * p->model.prealloc_fraction, mem->max / (1024.0 * 1024.0 * 1024.0));
   else
-    warn(sum, arena, "preallocated",
+    warn(sum, arena, RS_WARNING_PREALLOCATED,
          "the serving stack pre-allocates %.0f%% of GPU memory: size on weights + KV cache",
          100.0 * p->model.prealloc_fraction);
 }
@@ -130,7 +150,7 @@ static void warn_devices(rs_summary *sum, rs_arena *arena) {
       used = sizeof(list) - 1;
   }
   if (idle > 0)
-    warn(sum, arena, "idle-devices",
+    warn(sum, arena, RS_WARNING_IDLE_DEVICES,
          "%zu of %zu GPUs never rose above %.0f%% utilization (GPU %s): paid for and unused", idle,
          st->ndevices, RS_IDLE_UTIL_PCT, list);
 }
@@ -138,12 +158,12 @@ static void warn_devices(rs_summary *sum, rs_arena *arena) {
 static void warn_traffic(rs_summary *sum, rs_arena *arena) {
   const rs_endpoint_stats *st = &sum->stats;
   if (st->m[RS_METRIC_REQUEST_RATE].count == 0) {
-    warn(sum, arena, "no-traffic",
+    warn(sum, arena, RS_WARNING_NO_TRAFFIC,
          "no request-rate samples: cost per prediction and replica sizing need request_rate_rps");
     return;
   }
   if (isfinite(st->rate_peak_to_mean) && st->rate_peak_to_mean > RS_WARN_PEAK_TO_MEAN)
-    warn(sum, arena, "spiky-traffic",
+    warn(sum, arena, RS_WARNING_SPIKY_TRAFFIC,
          "request rate peaks at %.1fx its mean (cv %.2f): autoscaling cold starts would hurt, "
          "size for the peak",
          st->rate_peak_to_mean, st->rate_cv);

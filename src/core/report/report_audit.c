@@ -54,7 +54,7 @@ static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
   c->c[8][0] = '\0';
   for (size_t i = 0; i < r->fit->nwarnings && off < 150; i++)
     off += (size_t)snprintf(c->c[8] + off, 160 - off, "%s%s", i ? (raw ? ";" : ",") : "",
-                            r->fit->warnings[i].code);
+                            rs_warning_code_name(r->fit->warnings[i].code));
   if (off == 0 && !raw)
     snprintf(c->c[8], 160, "-");
 }
@@ -79,8 +79,8 @@ static void put_table(rs_buf *out, const rs_audit *a, bool md) {
   money(tot->c[2], a->now_month, false);
   money(tot->c[4], a->after_month, false);
   money(tot->c[5], a->savings_month, false);
-  if (a->now_month > 0)
-    snprintf(tot->c[6], 160, "%.1f%%", a->savings_month / a->now_month * 100.0);
+  if (isfinite(a->savings_pct))
+    snprintf(tot->c[6], 160, "%.1f%%", a->savings_pct);
   for (size_t i = 0; i <= n; i++)
     for (int k = 0; k < NCOLS; k++)
       ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
@@ -103,16 +103,14 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
                 "%s%zu endpoints on %zu shared shape%s: %.2f $/month against %.2f sized one by "
                 "one, saves %.2f $/month; fleet after consolidation %.2f $/month\n",
                 item, c->packed, c->npackings, c->npackings == 1 ? "" : "s", c->month,
-                c->baseline_month, c->baseline_month - c->month,
-                a->after_month - (c->baseline_month - c->month));
+                c->baseline_month, c->savings_month, c->fleet_month);
   for (size_t k = 0; k < c->npackings; k++) {
     const rs_packing *p = &c->packings[k];
     for (size_t i = 0; i < p->ninstances; i++) {
       const rs_packed_instance *pi = &p->instances[i];
       rs_buf_printf(out, "%s%s %s #%zu (%s x%.0f, %.2f $/month): host %.1f vCPUs, %.1f GiB\n", item,
                     p->shape->provider, p->shape->name, i + 1, p->shape->accelerator->key,
-                    p->shape->accelerator_count,
-                    p->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, pi->host_cpu,
+                    p->shape->accelerator_count, p->instance_month, pi->host_cpu,
                     pi->host_mem / GIB);
       for (unsigned d = 0; d < pi->devices_used; d++) {
         bool any = false;
@@ -148,26 +146,24 @@ static void put_failed(rs_buf *out, const rs_audit *a, bool md) {
   }
 }
 
-static void put_head(rs_buf *out, const rs_audit *a, const rs_catalog *cat, rs_price_basis basis,
-                     bool md) {
+static void put_head(rs_buf *out, const rs_audit *a, bool md) {
   const char *eol = md ? "  \n" : "\n";
   if (md)
     rs_buf_puts(out, "### rightsize audit\n\n");
   rs_buf_printf(out, "%sprofiles%s   %zu audited, %zu failed%s", md ? "**" : "", md ? "**" : "",
                 audited(a), a->nfailed, eol);
   rs_buf_printf(out, "%scatalog%s    %s sha256 %s; %s prices%s", md ? "**" : "", md ? "**" : "",
-                cat->version, cat->sha256, rs_price_basis_name(basis), eol);
+                a->catalog->version, a->catalog->sha256, rs_price_basis_name(a->basis), eol);
   rs_buf_puts(out, "\n");
 }
 
-static rs_status audit_json(rs_buf *out, const rs_audit *a, const rs_catalog *cat,
-                            rs_price_basis basis, const rs_overlay *ov) {
+static rs_status audit_json(rs_buf *out, const rs_audit *a) {
   rs_jsonw w;
   rs_jsonw_init(&w, out);
   rs_jsonw_object(&w, NULL);
   rs_jsonw_string(&w, "schema", RS_AUDIT_JSON_SCHEMA);
   rs_jsonw_string(&w, "rightsize_version", rs_version());
-  rs_report_json_pricing(&w, cat, basis, ov);
+  rs_report_json_pricing(&w, a->catalog, a->basis, a->overlay);
   rs_jsonw_uint(&w, "audited", audited(a));
   rs_jsonw_uint(&w, "failed", a->nfailed);
   rs_jsonw_object(&w, "totals");
@@ -185,7 +181,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a, const rs_catalog *ca
     rs_jsonw_string(&w, "current_instance", p->current.instance);
     rs_jsonw_uint(&w, "current_replicas", p->current.replicas);
     rs_jsonw_number(&w, "usd_per_month_now", r->now_month);
-    rs_jsonw_string(&w, "action", rs_audit_action_name(r->action));
+    rs_jsonw_string(&w, "action", rs_action_name(r->action));
     rs_jsonw_string(&w, "recommended_provider", r->after ? r->after->inst->provider : NULL);
     rs_jsonw_string(&w, "recommended_instance", r->after ? r->after->inst->name : NULL);
     if (r->after)
@@ -198,7 +194,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a, const rs_catalog *ca
     rs_jsonw_string(&w, "confidence", rs_confidence_name(r->confidence));
     rs_jsonw_array(&w, "warnings");
     for (size_t k = 0; k < r->fit->nwarnings; k++)
-      rs_jsonw_string(&w, NULL, r->fit->warnings[k].code);
+      rs_jsonw_string(&w, NULL, rs_warning_code_name(r->fit->warnings[k].code));
     rs_jsonw_end(&w, ']');
     rs_jsonw_end(&w, '}');
   }
@@ -221,9 +217,8 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a, const rs_catalog *ca
     rs_jsonw_uint(&w, "endpoints_packed", c->packed);
     rs_jsonw_number(&w, "usd_per_month", c->month);
     rs_jsonw_number(&w, "usd_per_month_one_by_one", c->baseline_month);
-    rs_jsonw_number(&w, "savings_per_month", c->baseline_month - c->month);
-    rs_jsonw_number(&w, "fleet_usd_per_month_after",
-                    a->after_month - (c->baseline_month - c->month));
+    rs_jsonw_number(&w, "savings_per_month", c->savings_month);
+    rs_jsonw_number(&w, "fleet_usd_per_month_after", c->fleet_month);
     rs_jsonw_array(&w, "instances");
     for (size_t k = 0; k < c->npackings; k++) {
       const rs_packing *p = &c->packings[k];
@@ -232,7 +227,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a, const rs_catalog *ca
         rs_jsonw_object(&w, NULL);
         rs_jsonw_string(&w, "provider", p->shape->provider);
         rs_jsonw_string(&w, "instance", p->shape->name);
-        rs_jsonw_number(&w, "usd_per_month", p->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH);
+        rs_jsonw_number(&w, "usd_per_month", p->instance_month);
         rs_jsonw_number(&w, "host_vcpus_used", pi->host_cpu);
         rs_jsonw_number(&w, "host_memory_bytes_used", pi->host_mem);
         rs_jsonw_array(&w, "endpoints");
@@ -279,14 +274,13 @@ static rs_status audit_csv(rs_buf *out, const rs_audit *a) {
   return out->failed ? RS_NOMEM : RS_OK;
 }
 
-rs_status rs_report_audit(rs_buf *out, const rs_audit *a, const rs_catalog *cat,
-                          rs_price_basis basis, const rs_overlay *overlay, rs_audit_format format) {
+rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format) {
   bool md = format == RS_AUDIT_MARKDOWN;
   switch (format) {
-  case RS_AUDIT_JSON: return audit_json(out, a, cat, basis, overlay);
+  case RS_AUDIT_JSON: return audit_json(out, a);
   case RS_AUDIT_CSV: return audit_csv(out, a);
   default:
-    put_head(out, a, cat, basis, md);
+    put_head(out, a, md);
     put_table(out, a, md);
     put_consolidation(out, a, md);
     put_failed(out, a, md);

@@ -20,17 +20,10 @@ static void put_deployment(rs_buf *out, const rs_check_result *r) {
                 e->inst->name, e->replicas);
 }
 
-static size_t failures(const rs_check_result *r) {
-  size_t n = 0;
-  for (size_t i = 0; i < r->nchecks; i++)
-    n += !r->checks[i].pass;
-  return n;
-}
-
-static rs_status check_text(rs_buf *out, const rs_check_result *rs, size_t n) {
-  size_t failed = 0, policies = 0;
+static rs_status check_text(rs_buf *out, const rs_check_report *rep) {
+  size_t n = rep->nresults, policies = rep->failed_checks;
   for (size_t i = 0; i < n; i++) {
-    const rs_check_result *r = &rs[i];
+    const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
     rs_buf_printf(out, "%s  %s (%s), ", verdict(r->pass), p->endpoint, p->path);
     put_deployment(out, r);
@@ -38,29 +31,24 @@ static rs_status check_text(rs_buf *out, const rs_check_result *rs, size_t n) {
     for (size_t k = 0; k < r->nchecks; k++)
       rs_buf_printf(out, "  %s  %-22s %s\n", verdict(r->checks[k].pass),
                     rs_policy_flag(r->checks[k].kind), r->checks[k].text);
-    failed += !r->pass;
-    policies += failures(r);
   }
-  rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", failed, n,
+  rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", rep->failed, n,
                 n == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
   return out->failed ? RS_NOMEM : RS_OK;
 }
 
-static rs_status check_json(rs_buf *out, const rs_check_result *rs, size_t n) {
+static rs_status check_json(rs_buf *out, const rs_check_report *rep) {
   rs_jsonw w;
-  bool all = true;
-  for (size_t i = 0; i < n; i++)
-    all = all && rs[i].pass;
   rs_jsonw_init(&w, out);
   rs_jsonw_object(&w, NULL);
   rs_jsonw_string(&w, "schema", RS_CHECK_JSON_SCHEMA);
   rs_jsonw_string(&w, "rightsize_version", rs_version());
-  if (n)
-    rs_report_json_pricing(&w, rs[0].fit->catalog, rs[0].fit->basis, rs[0].fit->overlay);
-  rs_jsonw_bool(&w, "pass", all);
+  if (rep->catalog)
+    rs_report_json_pricing(&w, rep->catalog, rep->basis, rep->overlay);
+  rs_jsonw_bool(&w, "pass", rep->pass);
   rs_jsonw_array(&w, "profiles");
-  for (size_t i = 0; i < n; i++) {
-    const rs_check_result *r = &rs[i];
+  for (size_t i = 0; i < rep->nresults; i++) {
+    const rs_check_result *r = &rep->results[i];
     const rs_candidate *e = r->evaluated;
     rs_jsonw_object(&w, NULL);
     rs_jsonw_string(&w, "endpoint", r->fit->summary->profile->endpoint);
@@ -99,14 +87,10 @@ typedef struct md_row {
   char deployment[160], policy[64];
 } md_row;
 
-static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n) {
+static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
   static const char *const heads[5] = {"", "Endpoint", "Deployment", "Policy", "Details"};
   static const bool numeric[5] = {false, false, false, false, false};
-  size_t failed = 0, nrows = 0, row = 0;
-  for (size_t i = 0; i < n; i++) {
-    failed += !rs[i].pass;
-    nrows += rs[i].nchecks;
-  }
+  size_t n = rep->nresults, nrows = rep->nchecks, row = 0;
   md_row *extra = malloc((nrows ? nrows : 1) * sizeof(*extra));
   const char **cells = malloc((nrows ? nrows : 1) * 5 * sizeof(*cells));
   if (extra == NULL || cells == NULL) {
@@ -115,7 +99,7 @@ static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n
     return RS_NOMEM;
   }
   for (size_t i = 0; i < n; i++) {
-    const rs_check_result *r = &rs[i];
+    const rs_check_result *r = &rep->results[i];
     for (size_t k = 0; k < r->nchecks; k++, row++) {
       const rs_policy_check *c = &r->checks[k];
       const rs_candidate *e = r->evaluated;
@@ -130,13 +114,13 @@ static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n
       cell[4] = c->text;
     }
   }
-  rs_buf_printf(out, "### rightsize check: %s\n\n", failed ? "failed" : "passed");
-  rs_buf_printf(out, "%zu of %zu profile%s failed.\n\n", failed, n, n == 1 ? "" : "s");
+  rs_buf_printf(out, "### rightsize check: %s\n\n", rep->pass ? "passed" : "failed");
+  rs_buf_printf(out, "%zu of %zu profile%s failed.\n\n", rep->failed, n, n == 1 ? "" : "s");
   rs_table_write(out, RS_TABLE_MARKDOWN, 5, heads, numeric, cells, nrows);
-  const rs_catalog *cat = n ? rs[0].fit->catalog : NULL;
+  const rs_catalog *cat = rep->catalog;
   if (cat)
     rs_buf_printf(out, "\nCatalog %s (sha256 %.12s), %s prices.\n", cat->version, cat->sha256,
-                  rs_price_basis_name(rs[0].fit->basis));
+                  rs_price_basis_name(rep->basis));
   free(extra);
   free(cells);
   return out->failed ? RS_NOMEM : RS_OK;
@@ -167,9 +151,9 @@ static void gh_escape(rs_buf *out, const char *s, bool property) {
   }
 }
 
-static rs_status check_github(rs_buf *out, const rs_check_result *rs, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    const rs_check_result *r = &rs[i];
+static rs_status check_github(rs_buf *out, const rs_check_report *rep) {
+  for (size_t i = 0; i < rep->nresults; i++) {
+    const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
     for (size_t k = 0; k < r->nchecks; k++) {
       if (r->checks[k].pass)
@@ -215,24 +199,19 @@ static void xml_escape(rs_buf *out, const char *s) {
   }
 }
 
-static rs_status check_junit(rs_buf *out, const rs_check_result *rs, size_t n) {
-  size_t tests = 0, fails = 0;
-  for (size_t i = 0; i < n; i++) {
-    tests += rs[i].nchecks;
-    fails += failures(&rs[i]);
-  }
+static rs_status check_junit(rs_buf *out, const rs_check_report *rep) {
   rs_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   rs_buf_printf(out,
                 "<testsuites name=\"rightsize check\" tests=\"%zu\" failures=\"%zu\" "
                 "errors=\"0\">\n",
-                tests, fails);
-  for (size_t i = 0; i < n; i++) {
-    const rs_check_result *r = &rs[i];
+                rep->nchecks, rep->failed_checks);
+  for (size_t i = 0; i < rep->nresults; i++) {
+    const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
     rs_buf_puts(out, "  <testsuite name=\"");
     xml_escape(out, p->endpoint);
     rs_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" file=\"", r->nchecks,
-                  failures(r));
+                  r->nfailed);
     xml_escape(out, p->path);
     rs_buf_puts(out, "\">\n");
     for (size_t k = 0; k < r->nchecks; k++) {
@@ -259,13 +238,12 @@ static rs_status check_junit(rs_buf *out, const rs_check_result *rs, size_t n) {
   return out->failed ? RS_NOMEM : RS_OK;
 }
 
-rs_status rs_report_check(rs_buf *out, const rs_check_result *results, size_t n,
-                          rs_check_format format) {
+rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format) {
   switch (format) {
-  case RS_CHECK_JSON: return check_json(out, results, n);
-  case RS_CHECK_MARKDOWN: return check_markdown(out, results, n);
-  case RS_CHECK_GITHUB: return check_github(out, results, n);
-  case RS_CHECK_JUNIT: return check_junit(out, results, n);
-  default: return check_text(out, results, n);
+  case RS_CHECK_JSON: return check_json(out, rep);
+  case RS_CHECK_MARKDOWN: return check_markdown(out, rep);
+  case RS_CHECK_GITHUB: return check_github(out, rep);
+  case RS_CHECK_JUNIT: return check_junit(out, rep);
+  default: return check_text(out, rep);
   }
 }

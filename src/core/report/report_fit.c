@@ -162,7 +162,7 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   if (p->current.region)
     rs_buf_printf(out, " (%s)", p->current.region);
   rs_buf_puts(out, ": ");
-  put_money(out, r->current_usd_hour * RS_FIT_HOURS_PER_MONTH);
+  put_money(out, r->current.usd_per_month);
   rs_buf_printf(out, " $/month%s", eol);
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
                 post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB, o->headroom * 100.0,
@@ -191,7 +191,7 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
 
 static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
                                const char *post, const char *eol) {
-  if (r->nfitting == 0) {
+  if (r->action == RS_ACTION_NOFIT) {
     rs_buf_printf(out, "%sno fit%s: no allowed shape meets every constraint; the closest:\n", pre,
                   post);
     for (size_t i = 0; i < r->nrejected && i < 5; i++)
@@ -201,7 +201,7 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
     return;
   }
   const rs_candidate *b = &r->fitting[0];
-  if (r->right_sized)
+  if (r->action == RS_ACTION_KEEP)
     rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
                   r->summary->profile->current.instance,
                   (unsigned long long)r->summary->profile->current.replicas, eol);
@@ -233,9 +233,11 @@ static void put_warnings(rs_buf *out, const rs_fit_result *r, bool markdown) {
   rs_buf_puts(out, markdown ? "\n**Warnings**\n\n" : "\nwarnings\n");
   for (size_t i = 0; i < r->nwarnings; i++) {
     if (markdown)
-      rs_buf_printf(out, "- `%s` %s\n", r->warnings[i].code, r->warnings[i].text);
+      rs_buf_printf(out, "- `%s` %s\n", rs_warning_code_name(r->warnings[i].code),
+                    r->warnings[i].text);
     else
-      rs_buf_printf(out, "  %-20s %s\n", r->warnings[i].code, r->warnings[i].text);
+      rs_buf_printf(out, "  %-20s %s\n", rs_warning_code_name(r->warnings[i].code),
+                    r->warnings[i].text);
   }
 }
 

@@ -138,7 +138,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   json_demand(&w, r);
   json_candidate(&w, "current", &r->current, 0, true);
   rs_jsonw_object(&w, "verdict");
-  rs_jsonw_string(&w, "action", r->nfitting == 0 ? "no-fit" : r->right_sized ? "keep" : "move");
+  rs_jsonw_string(&w, "action", rs_action_name(r->action));
   if (r->nfitting) {
     rs_jsonw_string(&w, "provider", r->fitting[0].inst->provider);
     rs_jsonw_string(&w, "instance", r->fitting[0].inst->name);
@@ -160,7 +160,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   rs_jsonw_array(&w, "warnings");
   for (size_t i = 0; i < r->nwarnings; i++) {
     rs_jsonw_object(&w, NULL);
-    rs_jsonw_string(&w, "code", r->warnings[i].code);
+    rs_jsonw_string(&w, "code", rs_warning_code_name(r->warnings[i].code));
     rs_jsonw_string(&w, "text", r->warnings[i].text);
     rs_jsonw_end(&w, '}');
   }

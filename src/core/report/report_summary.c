@@ -171,7 +171,8 @@ static void table_warnings(rs_buf *out, const rs_summary *sum) {
   if (sum->nwarnings == 0)
     rs_buf_puts(out, "  none\n");
   for (size_t i = 0; i < sum->nwarnings; i++)
-    rs_buf_printf(out, "  %-15s %s\n", sum->warnings[i].code, sum->warnings[i].text);
+    rs_buf_printf(out, "  %-15s %s\n", rs_warning_code_name(sum->warnings[i].code),
+                  sum->warnings[i].text);
 }
 
 rs_status rs_report_summary_table(rs_buf *out, const rs_summary *sum) {

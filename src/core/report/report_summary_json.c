@@ -123,7 +123,7 @@ static void json_warnings(rs_jsonw *w, const rs_summary *sum) {
   rs_jsonw_array(w, "warnings");
   for (size_t i = 0; i < sum->nwarnings; i++) {
     rs_jsonw_object(w, NULL);
-    rs_jsonw_string(w, "code", sum->warnings[i].code);
+    rs_jsonw_string(w, "code", rs_warning_code_name(sum->warnings[i].code));
     rs_jsonw_string(w, "message", sum->warnings[i].text);
     rs_jsonw_end(w, '}');
   }
