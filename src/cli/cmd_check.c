@@ -162,7 +162,7 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, chec
                           o->instance, o->f.cat->version);
     o->f.fit.proposed_replicas = o->replicas ? o->replicas : 1;
   }
-  rs_check_result *results = rs_arena_alloc(arena, args->nargs * sizeof(*results));
+  rs_check_result *results = rs_arena_alloc_array(arena, args->nargs, sizeof(*results));
   if (results == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   for (size_t i = 0; i < args->nargs; i++) {

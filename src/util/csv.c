@@ -1,5 +1,7 @@
 #include "csv.h"
 
+#include "rightsize/arena.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,7 +167,7 @@ static rs_status add_field(rs_csv_reader *r, const char *text, size_t len, size_
                         r->opt.max_fields);
   if (r->nfields == r->fields_cap) {
     size_t na = r->fields_cap ? r->fields_cap * 2 : 32;
-    rs_csv_field *p = realloc(r->fields, na * sizeof(*p));
+    rs_csv_field *p = rs_realloc_array(r->fields, na, sizeof(*p));
     if (p == NULL)
       return rs_error_set(err, RS_NOMEM, r->path, line, col, "out of memory reading a line");
     r->fields = p;

@@ -43,7 +43,7 @@ static rs_status check_text(rs_buf *out, const rs_check_result *rs, size_t n) {
   }
   rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", failed, n,
                 n == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 static rs_status check_json(rs_buf *out, const rs_check_result *rs, size_t n) {
@@ -92,7 +92,7 @@ static rs_status check_json(rs_buf *out, const rs_check_result *rs, size_t n) {
   rs_jsonw_end(&w, ']');
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 typedef struct md_row {
@@ -107,8 +107,8 @@ static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n
     failed += !rs[i].pass;
     nrows += rs[i].nchecks;
   }
-  md_row *extra = malloc((nrows ? nrows : 1) * sizeof(*extra));
-  const char **cells = malloc((nrows ? nrows : 1) * 5 * sizeof(*cells));
+  md_row *extra = rs_malloc_array(nrows ? nrows : 1, sizeof(*extra));
+  const char **cells = rs_malloc_array(nrows ? nrows : 1, sizeof(const char *[5]));
   if (extra == NULL || cells == NULL) {
     free(extra);
     free(cells);
@@ -139,7 +139,7 @@ static rs_status check_markdown(rs_buf *out, const rs_check_result *rs, size_t n
                   rs_price_basis_name(rs[0].fit->basis));
   free(extra);
   free(cells);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 /* GitHub workflow commands: %, CR and LF are escaped in messages; ':' and ','
@@ -195,7 +195,7 @@ static rs_status check_github(rs_buf *out, const rs_check_result *rs, size_t n) 
       rs_buf_puts(out, "\n");
     }
   }
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 static void xml_escape(rs_buf *out, const char *s) {
@@ -256,7 +256,7 @@ static rs_status check_junit(rs_buf *out, const rs_check_result *rs, size_t n) {
     rs_buf_puts(out, "  </testsuite>\n");
   }
   rs_buf_puts(out, "</testsuites>\n");
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 rs_status rs_report_check(rs_buf *out, const rs_check_result *results, size_t n,
