@@ -53,13 +53,17 @@ static rs_status nomem(ctx *c) {
   return rs_arena_error(c->arena, c->err, c->path, "reading the profile");
 }
 
-/* One of a fixed set of words; the index goes to *out. */
+/* One of a fixed set of words; the index goes to *out, which is count (no
+ * word) on failure, so that *out is defined on every path (gcc -O3 cannot
+ * tell that rs_error_set never returns RS_OK). */
 static rs_status one_of(ctx *c, const rs_node *n, const char *what, const char *const *names,
                         size_t count, unsigned *out) {
   const char *s;
   char list[256] = "";
   size_t used = 0;
-  rs_status st = rs_node_string(n, c->path, what, &s, c->err);
+  rs_status st;
+  *out = (unsigned)count;
+  st = rs_node_string(n, c->path, what, &s, c->err);
   if (st != RS_OK)
     return st;
   for (size_t i = 0; i < count; i++) {
