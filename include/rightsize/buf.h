@@ -14,8 +14,9 @@ typedef struct rs_buf {
   char *data; /* always NUL-terminated when len > 0 or after any append */
   size_t len;
   size_t alloc;
-  size_t cap;  /* the most bytes this buffer may hold */
-  bool failed; /* an append hit the cap or malloc failed; later appends are no-ops */
+  size_t cap;    /* the most bytes this buffer may hold */
+  bool failed;   /* an append hit the cap or malloc failed; later appends are no-ops */
+  rs_status why; /* once failed: RS_LIMIT (the cap) or RS_NOMEM (malloc) */
 } rs_buf;
 
 #define RS_BUF_DEFAULT_CAP ((size_t)256 << 20)
@@ -38,6 +39,10 @@ rs_status rs_buf_printf(rs_buf *buf, const char *fmt, ...)
 /* Appends s as a JSON string literal, quotes included, escaping what JSON
  * requires. Invalid UTF-8 bytes become U+FFFD so the output stays valid. */
 rs_status rs_buf_put_json_string(rs_buf *buf, const char *s);
+
+/* RS_OK, or why the buffer failed: RS_LIMIT (its cap) or RS_NOMEM (malloc).
+ * A writer that appends without checking each call returns this at the end. */
+rs_status rs_buf_status(const rs_buf *buf);
 
 /* Drops trailing spaces (a table row whose last cells are empty). */
 void rs_buf_rstrip(rs_buf *buf);

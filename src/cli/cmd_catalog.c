@@ -366,7 +366,7 @@ static rs_status run_list(rs_buf *out, rs_arena *arena, const list_opts *o, rs_e
   rs_status st = open_catalog(&cat, &pr, arena, o, err);
   if (st != RS_OK)
     return st;
-  items = rs_arena_alloc(arena, (cat->ninstances + 1) * sizeof(*items));
+  items = rs_arena_alloc_array(arena, cat->ninstances + 1, sizeof(*items));
   if (items == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   n = select_rows(items, o, cat);

@@ -18,9 +18,15 @@ void rs_buf_release(rs_buf *buf) {
   buf->cap = cap;
 }
 
+rs_status rs_buf_status(const rs_buf *buf) {
+  /* A caller that set `failed` itself did so because its own malloc failed. */
+  return !buf->failed ? RS_OK : buf->why != RS_OK ? buf->why : RS_NOMEM;
+}
+
 void rs_buf_reset(rs_buf *buf) {
   buf->len = 0;
   buf->failed = false;
+  buf->why = RS_OK;
   if (buf->data)
     buf->data[0] = '\0';
 }
@@ -29,10 +35,10 @@ static rs_status grow(rs_buf *buf, size_t extra) {
   size_t need, na;
   char *p;
   if (buf->failed)
-    return RS_LIMIT;
+    return buf->why;
   if (extra > buf->cap || buf->len > buf->cap - extra) {
     buf->failed = true;
-    return RS_LIMIT;
+    return buf->why = RS_LIMIT;
   }
   need = buf->len + extra + 1;
   if (need <= buf->alloc)
@@ -43,7 +49,7 @@ static rs_status grow(rs_buf *buf, size_t extra) {
   p = realloc(buf->data, na);
   if (p == NULL) {
     buf->failed = true;
-    return RS_NOMEM;
+    return buf->why = RS_NOMEM;
   }
   buf->data = p;
   buf->alloc = na;

@@ -46,6 +46,7 @@ void rs_table_write(rs_buf *out, rs_table_style style, size_t ncols, const char 
   size_t width[64];
   if (ncols > sizeof(width) / sizeof(width[0])) {
     out->failed = true;
+    out->why = RS_INTERNAL; /* a writer asked for more columns than any report has */
     return;
   }
   for (size_t k = 0; k < ncols; k++) {

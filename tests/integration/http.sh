@@ -3,6 +3,10 @@
 # timeout, 401, 500 with retries, a body over --max-bytes, and the credential
 # sent only in the Authorization header, never shown. Exits 77 (skipped)
 # without python3. Usage: http.sh RIGHTSIZE_BINARY
+#
+# Nothing here depends on how fast the machine is (ctest -j16 on two cores):
+# the server says when it listens, the wait for it is bounded by a deadline
+# and not by a guess, and only the timeout case uses a short client timeout.
 set -u
 bin=$1
 command -v python3 >/dev/null 2>&1 || { echo "skipped: python3 is not installed"; exit 77; }
@@ -17,7 +21,7 @@ trap 'exit 1' INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
 cat >"$tmp/server.py" <<'PY'
-import http.server, socket, sys, time
+import http.server, os, socket, sys, time
 hits = {}
 class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
@@ -26,7 +30,7 @@ class H(http.server.BaseHTTPRequestHandler):
         hits[path] = hits.get(path, 0) + 1
         sys.stderr.write("%s %s\n" % (path, self.headers.get("Authorization"))); sys.stderr.flush()
         if path.startswith("/hang/"):
-            time.sleep(3); return
+            time.sleep(5); return
         code, body = 200, b'{"status":"success","data":{"resultType":"matrix","result":[]}}'
         if path.startswith("/401/"): code, body = 401, b"Unauthorized"
         if path.startswith("/500/"): code, body = 500, b"oops"
@@ -34,29 +38,33 @@ class H(http.server.BaseHTTPRequestHandler):
         if path.startswith("/big/"): body = b"{" + b" " * 300000 + b"}"
         self.send_response(code); self.end_headers(); self.wfile.write(body)
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
-import os
-with open(sys.argv[1] + ".tmp", "w") as f: f.write(str(s.server_address[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])  # never a half-written port
+s.daemon_threads = True
+# The socket listens from here on; the port file appears whole (rename).
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(str(s.server_address[1]))
+os.replace(sys.argv[1] + ".tmp", sys.argv[1])
 s.serve_forever()
 PY
 python3 "$tmp/server.py" "$tmp/port" 2>"$tmp/server.log" &
 pid=$!
-# A loaded machine (ctest -j16) may take seconds to start python: wait up
-# to 30 s, not 2.
-i=0
-while [ ! -s "$tmp/port" ] && [ "$i" -lt 300 ]; do
+# Ready when the port file exists; give up after 30 s or when the server died.
+waited=0
+while [ ! -s "$tmp/port" ]; do
+  kill -0 "$pid" 2>/dev/null || fail "the test server exited: $(cat "$tmp/server.log")"
+  [ "$waited" -lt 300 ] || fail "the test server did not start within 30 s"
   sleep 0.1
-  i=$((i + 1))
+  waited=$((waited + 1))
 done
-[ -s "$tmp/port" ] || fail "the test server did not start"
 base="http://127.0.0.1:$(cat "$tmp/port")"
+# The client's total timeout per request: generous, except in the timeout case.
+to=30s
 
 # fetch PREFIX EXPECTED_EXIT ERE [more options]
 check() {
   prefix=$1 want=$2 pattern=$3
   shift 3
   "$bin" fetch prometheus --url "$base/$prefix" --selector '{job="x"}' -o "$tmp/p.yaml" \
-    --endpoint e --provider aws --instance t --slo-p99 50ms --since 1h --timeout 1s --retries 1 "$@" \
+    --endpoint e --provider aws --instance t --slo-p99 50ms --since 1h --timeout "$to" --retries 1 "$@" \
     >"$tmp/out" 2>"$tmp/err"
   rc=$?
   [ "$rc" = "$want" ] || fail "$prefix: exit code $rc, expected $want: $(cat "$tmp/err")"
@@ -67,7 +75,9 @@ check() {
   return 0
 }
 
+to=1s
 check hang 3 "^rightsize: $base/hang/api/v1/query_range: Operation timed out after"
+to=30s
 check 401 3 "^rightsize: $base/401: HTTP status 401 \\(check the credential\\), expected 200$"
 check 500 3 "^rightsize: $base/500: HTTP status 500 after retries, expected 200$"
 [ "$(grep -c '^/500/' "$tmp/server.log")" = 2 ] || fail "500: expected 1 retry"

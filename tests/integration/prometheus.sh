@@ -78,12 +78,27 @@ prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
   >"$tmp/prometheus.log" 2>&1 &
 pid=$!
 
-python3 - "$port" <<'PY' || fail "prometheus did not become ready on port $port"
-import sys, time, urllib.request
+# Ready when /-/ready answers 200; a deadline of 60 s (a loaded machine, as
+# under ctest -j16, opens the TSDB slowly), and no wait at all once the
+# server has exited (say, another process took the port meanwhile).
+python3 - "$port" "$pid" <<'PY' || fail "prometheus did not become ready on port $port"
+import os, sys, time, urllib.request
 url = "http://127.0.0.1:%s/-/ready" % sys.argv[1]
-for _ in range(150):
+def alive(pid):  # an exited child stays a zombie until the shell waits for it
     try:
-        if urllib.request.urlopen(url, timeout=1).status == 200:
+        with open("/proc/%s/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
+deadline = time.monotonic() + 60
+while time.monotonic() < deadline:
+    if not alive(sys.argv[2]):
+        print("prometheus exited before it was ready")
+        sys.exit(1)
+    try:
+        if urllib.request.urlopen(url, timeout=2).status == 200:
             sys.exit(0)
     except Exception:
         pass

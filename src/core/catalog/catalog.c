@@ -34,7 +34,7 @@ rs_status rs_catalog_parse(rs_catalog **out, rs_arena *arena, const char *name, 
                         RS_CATALOG_MAX_BYTES);
   cat = rs_arena_alloc(arena, sizeof(*cat));
   if (cat == NULL || (cat->path = rs_arena_strdup(arena, name)) == NULL)
-    return rs_error_set(err, RS_NOMEM, name, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(arena, err, name, "reading the catalog");
   rs_sha256_hex(cat->sha256, data, len);
   if ((st = rs_doc_parse(&doc, arena, name, data, len, false, err)) != RS_OK ||
       (st = rs_catalog_from_doc(cat, arena, &doc, err)) != RS_OK)
@@ -66,7 +66,7 @@ static rs_status read_file(char **data, size_t *len, rs_arena *arena, const char
   for (size_t size = 64 * 1024, used = 0;; size *= 2) {
     if (buf == NULL) {
       fclose(f);
-      return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the catalog");
+      return rs_arena_error(arena, err, path, "reading the catalog");
     }
     n = fread(buf + used, 1, size - used, f);
     used += n;
@@ -141,7 +141,7 @@ static rs_status newest_in_dir(const char **out, rs_arena *arena, const char *di
   size_t n = strlen(dir) + strlen(best) + 2;
   char *path = rs_arena_alloc(arena, n);
   if (path == NULL)
-    return rs_error_set(err, RS_NOMEM, dir, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(arena, err, dir, "reading the catalog");
   snprintf(path, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", best);
   *out = path;
   return RS_OK;

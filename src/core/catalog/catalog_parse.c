@@ -143,9 +143,9 @@ static rs_status parse_accels(const parse_ctx *c, const rs_node *seq, rs_catalog
   rs_status st = rs_node_expect(seq, RS_NODE_SEQ, c->path, "accelerators", c->err);
   if (st != RS_OK)
     return st;
-  cat->accelerators = rs_arena_alloc(c->arena, (seq->n + 1) * sizeof(*cat->accelerators));
+  cat->accelerators = rs_arena_alloc_array(c->arena, seq->n + 1, sizeof(*cat->accelerators));
   if (cat->accelerators == NULL)
-    return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(c->arena, c->err, c->path, "reading the catalog");
   for (size_t i = 0; i < seq->n; i++) {
     rs_accelerator *a = &cat->accelerators[i];
     if ((st = parse_accel(c, seq->items[i], i, a)) != RS_OK)
@@ -326,9 +326,9 @@ static int cmp_identity(const void *pa, const void *pb) {
 /* Duplicates by provider + name + region, found by sorting so a hostile
  * catalog with many rows stays O(n log n); reported at the later entry. */
 static rs_status check_duplicates(const parse_ctx *c, const rs_catalog *cat) {
-  const rs_instance **v = rs_arena_alloc(c->arena, (cat->ninstances + 1) * sizeof(*v));
+  const rs_instance **v = rs_arena_alloc_array(c->arena, cat->ninstances + 1, sizeof(*v));
   if (v == NULL)
-    return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(c->arena, c->err, c->path, "reading the catalog");
   for (size_t i = 0; i < cat->ninstances; i++)
     v[i] = &cat->instances[i];
   qsort(v, cat->ninstances, sizeof(*v), cmp_identity);
@@ -347,9 +347,9 @@ static rs_status parse_instances(const parse_ctx *c, const rs_node *seq, rs_cata
   rs_status st = rs_node_expect(seq, RS_NODE_SEQ, c->path, "instances", c->err);
   if (st != RS_OK)
     return st;
-  cat->instances = rs_arena_alloc(c->arena, (seq->n + 1) * sizeof(*cat->instances));
+  cat->instances = rs_arena_alloc_array(c->arena, seq->n + 1, sizeof(*cat->instances));
   if (cat->instances == NULL)
-    return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(c->arena, c->err, c->path, "reading the catalog");
   for (size_t i = 0; i < seq->n; i++) {
     if ((st = parse_instance(c, seq->items[i], i, &cat->instances[i], cat)) != RS_OK)
       return st;
@@ -363,9 +363,9 @@ static rs_status parse_sources(const parse_ctx *c, const rs_node *seq, rs_catalo
   rs_status st = rs_node_expect(seq, RS_NODE_SEQ, c->path, "sources", c->err);
   if (st != RS_OK)
     return st;
-  cat->sources = rs_arena_alloc(c->arena, (seq->n + 1) * sizeof(*cat->sources));
+  cat->sources = rs_arena_alloc_array(c->arena, seq->n + 1, sizeof(*cat->sources));
   if (cat->sources == NULL)
-    return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the catalog");
+    return rs_arena_error(c->arena, c->err, c->path, "reading the catalog");
   for (size_t i = 0; i < seq->n; i++) {
     snprintf(what, sizeof(what), "sources[%zu]", i);
     if ((st = rs_node_string(seq->items[i], c->path, what, &cat->sources[i], c->err)) != RS_OK)

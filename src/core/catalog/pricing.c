@@ -115,9 +115,9 @@ static rs_status read_overlay(const ctx *c, const rs_node *root, rs_overlay *o) 
     return st;
   if ((st = rs_node_expect(n, RS_NODE_SEQ, c->path, "rules", c->err)) != RS_OK)
     return st;
-  o->rules = rs_arena_alloc(c->arena, (n->n + 1) * sizeof(*o->rules));
+  o->rules = rs_arena_alloc_array(c->arena, n->n + 1, sizeof(*o->rules));
   if (o->rules == NULL)
-    return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the overlay");
+    return rs_arena_error(c->arena, c->err, c->path, "reading the overlay");
   for (size_t i = 0; st == RS_OK && i < n->n; i++)
     st = read_rule(c, n->items[i], &o->rules[o->nrules++]);
   return st;
@@ -135,7 +135,7 @@ rs_status rs_overlay_load(rs_overlay **out, rs_arena *arena, const char *path, r
   c.path = doc.path;
   o = rs_arena_alloc(arena, sizeof(*o));
   if (o == NULL)
-    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the overlay");
+    return rs_arena_error(arena, err, path, "reading the overlay");
   o->path = doc.path;
   o->name = doc.path;
   o->discount_pct = 0.0;

@@ -300,10 +300,10 @@ rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text,
 
 rs_status rs_ingest_layout_alloc(rs_ingest_layout *out, rs_arena *arena, size_t n, rs_error *err) {
   memset(out, 0, sizeof(*out));
-  out->cols = rs_arena_alloc(arena, n * sizeof(*out->cols));
-  out->names = rs_arena_alloc(arena, n * sizeof(*out->names));
+  out->cols = rs_arena_alloc_array(arena, n, sizeof(*out->cols));
+  out->names = rs_arena_alloc_array(arena, n, sizeof(*out->names));
   if (out->cols == NULL || out->names == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while reading the header");
+    return rs_arena_error(arena, err, NULL, "while reading the header");
   out->ncols = n;
   out->ragged = "as in the header";
   return RS_OK;

@@ -200,7 +200,7 @@ static rs_status push(rs_export *x, const rs_export_point *p, rs_error *err) {
     if (x->n >= MAX_POINTS)
       return rs_error_set(err, RS_LIMIT, x->path, p->line, p->col,
                           "more than %zu points in one file", MAX_POINTS);
-    grown = realloc(x->pts, cap * sizeof(*grown));
+    grown = rs_realloc_array(x->pts, cap, sizeof(*grown));
     if (grown == NULL)
       return rs_error_set(err, RS_NOMEM, x->path, 0, 0, "out of memory reading the points");
     x->pts = grown;
@@ -486,9 +486,9 @@ rs_status rs_series_map_load(rs_series_map *out, rs_arena *arena, const char *pa
   st = rs_node_expect(series, RS_NODE_MAP, path, "series", err);
   if (st != RS_OK)
     return st;
-  rules = rs_arena_alloc(arena, (series->n ? series->n : 1) * sizeof(*rules));
+  rules = rs_arena_alloc_array(arena, series->n ? series->n : 1, sizeof(*rules));
   if (rules == NULL)
-    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the mapping");
+    return rs_arena_error(arena, err, path, "reading the mapping");
   for (size_t i = 0; st == RS_OK && i < series->n; i++)
     st = read_rule(&rules[i], series->keys[i], series->items[i], path, err);
   out->rules = rules;

@@ -82,7 +82,7 @@ rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
       return unknown_column(&fields[i], name, len, path, err);
     out->names[i] = rs_arena_strndup(arena, name, len);
     if (out->names[i] == NULL)
-      return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while reading the header");
+      return rs_arena_error(arena, err, NULL, "while reading the header");
   }
   return rs_ingest_layout_check(out, fields, path, err);
 }

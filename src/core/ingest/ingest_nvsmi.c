@@ -178,7 +178,7 @@ rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const r
       return st;
     out->names[i] = rs_arena_strndup(arena, text, len);
     if (out->names[i] == NULL)
-      return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while reading the header");
+      return rs_arena_error(arena, err, NULL, "while reading the header");
   }
   return rs_ingest_layout_check(out, fields, path, err);
 }

@@ -174,7 +174,7 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
   key = lb.rs_metric ? intern(r->x, lb.rs_metric, lb.rs_metric_len, r->seen, &r->nseen, MAX_KEYS)
                      : intern(r->x, name, nlen, r->seen, &r->nseen, MAX_KEYS);
   if (key == NULL)
-    return rs_error_set(err, RS_NOMEM, r->x->path, 0, 0, "out of memory reading the file");
+    return rs_arena_error(r->x->arena, err, r->x->path, "reading the file");
   st = rule_for(r, key, &rule, l->line, col_of(l, name), err);
   if (st != RS_OK || rule == NULL)
     return st;
@@ -203,7 +203,7 @@ rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_err
   size_t line = 1;
   rs_status st = RS_OK;
   if (r == NULL)
-    return rs_error_set(err, RS_NOMEM, x->path, 0, 0, "out of memory reading the file");
+    return rs_arena_error(x->arena, err, x->path, "reading the file");
   r->x = x;
   if (len >= 3 && memcmp(p, "\xEF\xBB\xBF", 3) == 0)
     p += 3;

@@ -148,7 +148,7 @@ static bool plan_alloc(plan *pl, size_t n, unsigned per_instance) {
   pl->inst_cpu = calloc(pl->cap, sizeof(double));
   pl->inst_mem = calloc(pl->cap, sizeof(double));
   pl->inst_count = calloc(pl->cap, sizeof(unsigned));
-  pl->slots = calloc(pl->cap, sizeof(size_t) * PER_DEVICE);
+  pl->slots = calloc(pl->cap, sizeof(size_t[PER_DEVICE]));
   if (!pl->devices || !pl->inst_cpu || !pl->inst_mem || !pl->inst_count || !pl->slots)
     return false;
   for (size_t d = 0; d < pl->cap; d++) {
@@ -228,7 +228,7 @@ static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, s
   memset(pi, 0, sizeof(*pi));
   for (size_t d = k * pl->per_instance; d < pl->ndevices && d < (k + 1) * pl->per_instance; d++)
     count += pl->devices[d].n;
-  pi->endpoints = rs_arena_alloc(arena, count * sizeof(*pi->endpoints));
+  pi->endpoints = rs_arena_alloc_array(arena, count, sizeof(*pi->endpoints));
   if (pi->endpoints == NULL)
     return RS_NOMEM;
   pi->host_cpu = pl->inst_cpu[k];
@@ -275,11 +275,11 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   const rs_catalog *cat = opts->pipeline->catalog;
   double max_util = opts->pipeline->fit.max_util;
   size_t n_rows = a->nrows ? a->nrows : 1;
-  bool *taken = rs_arena_alloc(arena, n_rows * sizeof(bool));
-  item *items = malloc(n_rows * sizeof(*items));
-  item *best_items = malloc(n_rows * sizeof(*items));
+  bool *taken = rs_arena_alloc_array(arena, n_rows, sizeof(bool));
+  item *items = rs_malloc_array(n_rows, sizeof(*items));
+  item *best_items = rs_malloc_array(n_rows, sizeof(*items));
   rs_consolidation *c = rs_arena_alloc(arena, sizeof(*c));
-  rs_packed_instance *inst = rs_arena_alloc(arena, n_rows * sizeof(*inst));
+  rs_packed_instance *inst = rs_arena_alloc_array(arena, n_rows, sizeof(*inst));
   size_t ninst = 0;
   rs_status st = RS_OK;
   if (!taken || !items || !best_items || !c || !inst) {
@@ -287,11 +287,10 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
     free(best_items);
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
   }
-  memset(taken, 0, n_rows * sizeof(bool));
   memset(c, 0, sizeof(*c));
   /* Greedy: each round packs the endpoints left onto every shape and keeps
    * the one shared instance that saves the most. */
-  const rs_instance **inst_shape = rs_arena_alloc(arena, n_rows * sizeof(*inst_shape));
+  const rs_instance **inst_shape = rs_arena_alloc_array(arena, n_rows, sizeof(*inst_shape));
   if (inst_shape == NULL)
     st = RS_NOMEM;
   while (st == RS_OK) {
@@ -357,7 +356,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   free(best_items);
   /* Group the chosen instances by shape, in the order shapes were first chosen. */
   c->packings =
-      st == RS_OK ? rs_arena_alloc(arena, (ninst ? ninst : 1) * sizeof(*c->packings)) : NULL;
+      st == RS_OK ? rs_arena_alloc_array(arena, ninst ? ninst : 1, sizeof(*c->packings)) : NULL;
   if (st == RS_OK && c->packings == NULL)
     st = RS_NOMEM;
   for (size_t i = 0; st == RS_OK && i < ninst; i++) {
@@ -366,7 +365,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
       size_t count = 0;
       for (size_t j = i; j < ninst; j++)
         count += inst_shape[j] == inst_shape[i];
-      p->instances = rs_arena_alloc(arena, count * sizeof(*p->instances));
+      p->instances = rs_arena_alloc_array(arena, count, sizeof(*p->instances));
       if (p->instances == NULL) {
         st = RS_NOMEM;
         break;

@@ -491,7 +491,7 @@ static void price(const rs_fit_result *res, rs_candidate *c) {
 static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
   c->confidence = r->level;
   c->nreasons = r->n;
-  c->reasons = rs_arena_alloc(ctx->arena, (r->n ? r->n : 1) * sizeof(*c->reasons));
+  c->reasons = rs_arena_alloc_array(ctx->arena, r->n ? r->n : 1, sizeof(*c->reasons));
   if (c->reasons == NULL) {
     ctx->nomem = true;
     c->nreasons = 0;
@@ -501,7 +501,7 @@ static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
 }
 
 static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
-  const char **n = rs_arena_alloc(ctx->arena, (c->nnotes + 1) * sizeof(*n));
+  const char **n = rs_arena_alloc_array(ctx->arena, c->nnotes + 1, sizeof(*n));
   if (n == NULL || note == NULL) {
     ctx->nomem = true;
     return;
@@ -654,7 +654,7 @@ static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance 
 }
 
 static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text) {
-  rs_warning *w = rs_arena_alloc(ctx->arena, (res->nwarnings + 1) * sizeof(*w));
+  rs_warning *w = rs_arena_alloc_array(ctx->arena, res->nwarnings + 1, sizeof(*w));
   if (w == NULL || text == NULL) {
     ctx->nomem = true;
     return;
@@ -730,9 +730,10 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
                         "recommend needs a profile (model facts, current deployment, SLO), not "
                         "bare sample files");
   rs_fit_result *res = rs_arena_alloc(arena, sizeof(*res));
-  rs_candidate *all = rs_arena_alloc(arena, (cat->ninstances ? cat->ninstances : 1) * sizeof(*all));
+  rs_candidate *all =
+      rs_arena_alloc_array(arena, cat->ninstances ? cat->ninstances : 1, sizeof(*all));
   if (res == NULL || all == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+    return rs_arena_error(arena, err, NULL, "while fitting");
   memset(res, 0, sizeof(*res));
   res->summary = sum;
   res->catalog = cat;
@@ -751,7 +752,7 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   if (opts->proposed != NULL) {
     res->proposed = rs_arena_alloc(arena, sizeof(*res->proposed));
     if (res->proposed == NULL)
-      return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+      return rs_arena_error(arena, err, NULL, "while fitting");
     fit_shape(&ctx, res, opts->proposed, false, opts->proposed_replicas, res->proposed);
     res->proposed->replicas = opts->proposed_replicas;
     price(res, res->proposed);
@@ -764,10 +765,10 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
     nfit += all[n].fits;
     n++;
   }
-  res->fitting = rs_arena_alloc(arena, (nfit ? nfit : 1) * sizeof(*res->fitting));
-  res->rejected = rs_arena_alloc(arena, (n - nfit ? n - nfit : 1) * sizeof(*res->rejected));
+  res->fitting = rs_arena_alloc_array(arena, nfit ? nfit : 1, sizeof(*res->fitting));
+  res->rejected = rs_arena_alloc_array(arena, n - nfit ? n - nfit : 1, sizeof(*res->rejected));
   if (res->fitting == NULL || res->rejected == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
+    return rs_arena_error(arena, err, NULL, "while fitting");
   for (size_t i = 0; i < n; i++) {
     if (all[i].fits)
       res->fitting[res->nfitting++] = all[i];

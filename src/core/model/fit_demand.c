@@ -16,12 +16,10 @@
 #define LINE_MIN_R2 0.3
 
 const char *rs_fit_printf(rs_fit_ctx *ctx, const char *fmt, ...) {
-  char text[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
+  const char *copy = rs_arena_vprintf(ctx->arena, fmt, ap);
   va_end(ap);
-  const char *copy = rs_arena_strdup(ctx->arena, text);
   if (copy == NULL)
     ctx->nomem = true;
   return copy;

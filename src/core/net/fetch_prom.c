@@ -98,7 +98,7 @@ static rs_status expand(rs_buf *b, const char *expr, const rs_fetch_prom_options
       break;
     }
   }
-  return b->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(b);
 }
 
 /* label_replace tags every answer with rs_metric, which the reader maps. */
@@ -149,7 +149,7 @@ static rs_status one_query(rs_export *x, const rs_fetch_prom_options *o, rs_tran
   snprintf(name, sizeof(name), "prometheus answer for %s", rs_metric_key(q->metric));
   x->path = rs_arena_strdup(x->arena, name);
   if (st == RS_OK && x->path == NULL)
-    st = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+    st = rs_arena_error(x->arena, err, NULL, "reading the answer");
   if (st == RS_OK)
     res->requests++;
   /* Prometheus explains 400 (bad_data) and 422 (execution) in a JSON body. */
@@ -254,7 +254,6 @@ rs_status rs_fetch_csv_sink(void *ctx, const rs_sample *s, rs_error *err) {
   }
   rs_buf_putc(out, '\n');
   if (out->failed)
-    return rs_error_set(err, out->len >= out->cap ? RS_LIMIT : RS_NOMEM, NULL, 0, 0,
-                        "the samples do not fit in memory");
+    return rs_error_set(err, rs_buf_status(out), NULL, 0, 0, "the samples do not fit in memory");
   return RS_OK;
 }

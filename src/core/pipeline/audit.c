@@ -30,7 +30,7 @@ static void push(file_list *l, const char *path) {
   }
   if (l->n == l->cap) {
     size_t cap = l->cap ? 2 * l->cap : 64;
-    char **v = realloc(l->v, cap * sizeof(*v));
+    char **v = rs_realloc_array(l->v, cap, sizeof(*v));
     if (v == NULL) {
       l->nomem = true;
       return;
@@ -103,7 +103,7 @@ rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena
                       "no profiles found (*.yaml, *.yml or *.json files)");
   if (st == RS_OK) {
     qsort(l.v, l.n, sizeof(*l.v), cmp_str);
-    const char **out = rs_arena_alloc(arena, l.n * sizeof(*out));
+    const char **out = rs_arena_alloc_array(arena, l.n, sizeof(*out));
     size_t n = 0;
     for (size_t i = 0; out && i < l.n; i++) {
       if (n > 0 && strcmp(out[n - 1], l.v[i]) == 0)
@@ -198,7 +198,7 @@ static rs_status drop_inputs(rs_audit *a) {
       if (ref == NULL)
         continue;
       if (n == cap) {
-        char **v = realloc(refs, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+        char **v = rs_realloc_array(refs, cap = cap ? 2 * cap : 64, sizeof(*v));
         if (v == NULL) {
           st = RS_NOMEM;
           break;

@@ -90,9 +90,9 @@ rs_status rs_pipeline_check(rs_check_report **out, rs_arena *arena, const rs_pip
     return st;
   rs_check_report *rep = rs_arena_alloc(arena, sizeof(*rep));
   rs_check_result *results =
-      rs_arena_alloc(arena, (req->nprofiles ? req->nprofiles : 1) * sizeof(*results));
+      rs_arena_alloc_array(arena, req->nprofiles ? req->nprofiles : 1, sizeof(*results));
   if (rep == NULL || results == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+    return rs_arena_error(arena, err, NULL, "while checking the profiles");
   for (size_t i = 0; i < req->nprofiles; i++) {
     rs_fit_result *fit;
     if (!rs_profile_is_path(req->profiles[i]))

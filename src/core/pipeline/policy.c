@@ -116,12 +116,10 @@ static const char *say(rs_arena *arena, bool *nomem, const char *fmt, ...)
     ;
 
 static const char *say(rs_arena *arena, bool *nomem, const char *fmt, ...) {
-  char text[512];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
+  const char *s = rs_arena_vprintf(arena, fmt, ap);
   va_end(ap);
-  const char *s = rs_arena_strdup(arena, text);
   if (s == NULL)
     *nomem = true;
   return s;

@@ -17,7 +17,7 @@ rs_status rs_doc_parse(rs_doc *out, rs_arena *arena, const char *path, const cha
   out->root = NULL;
   out->path = rs_arena_strdup(arena, path);
   if (out->path == NULL)
-    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the document");
+    return rs_arena_error(arena, err, path, "reading the document");
   if (json && (st = rs_doc_check_json(path, data, len, err)) != RS_OK)
     return st;
   st = rs_doc_parse_yaml_tree(&out->root, arena, path, data, len, err);
@@ -61,7 +61,7 @@ static rs_status slurp(char **data, size_t *len, rs_arena *arena, FILE *fp, cons
     *len = buf.len;
     *data = rs_arena_strndup(arena, buf.len ? buf.data : "", buf.len);
     if (*data == NULL)
-      st = rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the file");
+      st = rs_arena_error(arena, err, path, "reading the file");
   }
   rs_buf_release(&buf);
   return st;

@@ -24,7 +24,7 @@ typedef struct builder {
 } builder;
 
 static rs_status nomem(builder *b) {
-  return rs_error_set(b->err, RS_NOMEM, b->path, 0, 0, "out of memory reading the document");
+  return rs_arena_error(b->arena, b->err, b->path, "reading the document");
 }
 
 static rs_node *new_node(builder *b, rs_node_kind kind, const yaml_mark_t *mark) {
@@ -41,8 +41,8 @@ static rs_node *new_node(builder *b, rs_node_kind kind, const yaml_mark_t *mark)
 static rs_status push_item(builder *b, frame *f, rs_node *key, rs_node *value) {
   if (f->node->n == f->alloc) {
     size_t na = f->alloc ? f->alloc * 2 : 8;
-    rs_node **items = rs_arena_alloc(b->arena, na * sizeof(*items));
-    rs_node **keys = rs_arena_alloc(b->arena, na * sizeof(*keys));
+    rs_node **items = rs_arena_alloc_array(b->arena, na, sizeof(*items));
+    rs_node **keys = rs_arena_alloc_array(b->arena, na, sizeof(*keys));
     if (items == NULL || keys == NULL)
       return nomem(b);
     if (f->node->n) {

@@ -50,16 +50,20 @@ const char *rs_source_name(rs_data_source s) {
 const char *rs_bound_name(rs_bound b) { return (unsigned)b < 4 ? bound_names[b] : "unknown"; }
 
 static rs_status nomem(ctx *c) {
-  return rs_error_set(c->err, RS_NOMEM, c->path, 0, 0, "out of memory reading the profile");
+  return rs_arena_error(c->arena, c->err, c->path, "reading the profile");
 }
 
-/* One of a fixed set of words; the index goes to *out. */
+/* One of a fixed set of words; the index goes to *out, which is count (no
+ * word) on failure, so that *out is defined on every path (gcc -O3 cannot
+ * tell that rs_error_set never returns RS_OK). */
 static rs_status one_of(ctx *c, const rs_node *n, const char *what, const char *const *names,
                         size_t count, unsigned *out) {
   const char *s;
   char list[256] = "";
   size_t used = 0;
-  rs_status st = rs_node_string(n, c->path, what, &s, c->err);
+  rs_status st;
+  *out = (unsigned)count;
+  st = rs_node_string(n, c->path, what, &s, c->err);
   if (st != RS_OK)
     return st;
   for (size_t i = 0; i < count; i++) {
@@ -429,7 +433,7 @@ static rs_status read_rows(ctx *c, const rs_node *entry) {
     st = rs_node_expect(rows, RS_NODE_SEQ, c->path, "samples[].rows", c->err);
   if (st != RS_OK)
     return st;
-  rs_sample *grown = rs_arena_alloc(c->arena, (p->nrows + rows->n + 1) * sizeof(*grown));
+  rs_sample *grown = rs_arena_alloc_array(c->arena, p->nrows + rows->n + 1, sizeof(*grown));
   if (grown == NULL)
     return nomem(c);
   if (p->nrows)
@@ -448,7 +452,7 @@ static rs_status read_samples(ctx *c, const rs_node *list) {
                       "samples: expected at least one sample file or inline rows");
   if (st != RS_OK)
     return st;
-  p->files = rs_arena_alloc(c->arena, list->n * sizeof(*p->files));
+  p->files = rs_arena_alloc_array(c->arena, list->n, sizeof(*p->files));
   if (p->files == NULL)
     return nomem(c);
   for (size_t i = 0; st == RS_OK && i < list->n; i++) {
@@ -494,7 +498,7 @@ static rs_status read_benchmarks(ctx *c, const rs_node *list) {
   rs_status st = rs_node_expect(list, RS_NODE_SEQ, c->path, "benchmarks", c->err);
   if (st != RS_OK)
     return st;
-  c->p->benchmarks = rs_arena_alloc(c->arena, (list->n + 1) * sizeof(*c->p->benchmarks));
+  c->p->benchmarks = rs_arena_alloc_array(c->arena, list->n + 1, sizeof(*c->p->benchmarks));
   if (c->p->benchmarks == NULL)
     return nomem(c);
   for (size_t i = 0; st == RS_OK && i < list->n; i++)

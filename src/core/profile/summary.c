@@ -32,8 +32,8 @@ rs_status rs_warning_code_from_name(rs_warning_code *out, const char *name) {
   return RS_USAGE;
 }
 
-static rs_status nomem(rs_error *err) {
-  return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while summarizing samples");
+static rs_status nomem(const rs_arena *arena, rs_error *err) {
+  return rs_arena_error(arena, err, NULL, "while summarizing samples");
 }
 
 static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const char *fmt, ...)
@@ -43,14 +43,12 @@ static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const c
     ;
 
 static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const char *fmt, ...) {
-  char text[512];
   va_list ap;
   if (sum->nwarnings >= MAX_WARNINGS)
     return;
   va_start(ap, fmt);
-  vsnprintf(text, sizeof(text), fmt, ap);
+  const char *copy = rs_arena_vprintf(arena, fmt, ap);
   va_end(ap);
-  const char *copy = rs_arena_strdup(arena, text);
   if (copy == NULL)
     return; /* a warning lost to memory pressure is not worth failing the run */
   sum->warnings[sum->nwarnings].code = code;
@@ -172,11 +170,11 @@ static void warn_traffic(rs_summary *sum, rs_arena *arena) {
 static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs, rs_error *err) {
   rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
   if (sum == NULL)
-    return nomem(err);
-  sum->inputs = rs_arena_alloc(arena, (ninputs ? ninputs : 1) * sizeof(*sum->inputs));
-  sum->warnings = rs_arena_alloc(arena, MAX_WARNINGS * sizeof(*sum->warnings));
+    return nomem(arena, err);
+  sum->inputs = rs_arena_alloc_array(arena, ninputs ? ninputs : 1, sizeof(*sum->inputs));
+  sum->warnings = rs_arena_alloc_array(arena, MAX_WARNINGS, sizeof(*sum->warnings));
   if (sum->inputs == NULL || sum->warnings == NULL)
-    return nomem(err);
+    return nomem(arena, err);
   *out = sum;
   return RS_OK;
 }

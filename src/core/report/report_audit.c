@@ -63,8 +63,8 @@ static size_t audited(const rs_audit *a) { return a->nrows - a->nfailed; }
 
 static void put_table(rs_buf *out, const rs_audit *a, bool md) {
   size_t n = audited(a);
-  cells *rows = malloc((n + 1) * sizeof(*rows));
-  const char **ptrs = malloc((n + 1) * NCOLS * sizeof(*ptrs));
+  cells *rows = rs_malloc_array(n + 1, sizeof(*rows));
+  const char **ptrs = rs_malloc_array(n + 1, sizeof(const char *[NCOLS]));
   if (rows == NULL || ptrs == NULL) {
     out->failed = true;
     free(rows);
@@ -252,7 +252,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
   }
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 static rs_status audit_csv(rs_buf *out, const rs_audit *a) {
@@ -271,7 +271,7 @@ static rs_status audit_csv(rs_buf *out, const rs_audit *a) {
     rs_buf_put_csv(out, a->rows[i].path);
     rs_buf_putc(out, '\n');
   }
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format) {
@@ -284,6 +284,6 @@ rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format
     put_table(out, a, md);
     put_consolidation(out, a, md);
     put_failed(out, a, md);
-    return out->failed ? RS_NOMEM : RS_OK;
+    return rs_buf_status(out);
   }
 }

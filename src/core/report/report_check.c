@@ -34,7 +34,7 @@ static rs_status check_text(rs_buf *out, const rs_check_report *rep) {
   }
   rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", rep->failed, n,
                 n == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 static rs_status check_json(rs_buf *out, const rs_check_report *rep) {
@@ -80,7 +80,7 @@ static rs_status check_json(rs_buf *out, const rs_check_report *rep) {
   rs_jsonw_end(&w, ']');
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 typedef struct md_row {
@@ -91,8 +91,8 @@ static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
   static const char *const heads[5] = {"", "Endpoint", "Deployment", "Policy", "Details"};
   static const bool numeric[5] = {false, false, false, false, false};
   size_t n = rep->nresults, nrows = rep->nchecks, row = 0;
-  md_row *extra = malloc((nrows ? nrows : 1) * sizeof(*extra));
-  const char **cells = malloc((nrows ? nrows : 1) * 5 * sizeof(*cells));
+  md_row *extra = rs_malloc_array(nrows ? nrows : 1, sizeof(*extra));
+  const char **cells = rs_malloc_array(nrows ? nrows : 1, sizeof(const char *[5]));
   if (extra == NULL || cells == NULL) {
     free(extra);
     free(cells);
@@ -123,7 +123,7 @@ static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
                   rs_price_basis_name(rep->basis));
   free(extra);
   free(cells);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 /* GitHub workflow commands: %, CR and LF are escaped in messages; ':' and ','
@@ -179,7 +179,7 @@ static rs_status check_github(rs_buf *out, const rs_check_report *rep) {
       rs_buf_puts(out, "\n");
     }
   }
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 static void xml_escape(rs_buf *out, const char *s) {
@@ -235,7 +235,7 @@ static rs_status check_junit(rs_buf *out, const rs_check_report *rep) {
     rs_buf_puts(out, "  </testsuite>\n");
   }
   rs_buf_puts(out, "</testsuites>\n");
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format) {

@@ -76,8 +76,8 @@ static size_t shown(const rs_fit_result *r, const rs_report_fit_options *o) {
 static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
                      out_kind kind) {
   size_t n = shown(r, o) + 1;
-  cells *rows = malloc(n * sizeof(*rows));
-  const char **ptrs = malloc(n * NCOLS * sizeof(*ptrs));
+  cells *rows = rs_malloc_array(n, sizeof(*rows));
+  const char **ptrs = rs_malloc_array(n, sizeof(const char *[NCOLS]));
   if (rows == NULL || ptrs == NULL) {
     out->failed = true; /* the caller reports it */
     free(rows);
@@ -303,7 +303,7 @@ static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report
   if (o->explain)
     put_explain(out, r, md);
   put_warnings(out, r, md);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 rs_status rs_report_fit_table(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
@@ -317,5 +317,5 @@ rs_status rs_report_fit_markdown(rs_buf *out, const rs_fit_result *r,
 
 rs_status rs_report_fit_csv(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
   put_rows(out, r, o, OUT_CSV);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }

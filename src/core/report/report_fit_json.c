@@ -167,7 +167,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   rs_jsonw_end(&w, ']');
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }
 
 void rs_report_json_pricing(rs_jsonw *w, const rs_catalog *cat, rs_price_basis basis,

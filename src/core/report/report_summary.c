@@ -182,5 +182,5 @@ rs_status rs_report_summary_table(rs_buf *out, const rs_summary *sum) {
   table_devices(out, &sum->stats);
   table_shape(out, &sum->stats);
   table_warnings(out, sum);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }

@@ -162,5 +162,5 @@ rs_status rs_report_summary_json(rs_buf *out, const rs_summary *sum) {
   json_warnings(&w, sum);
   rs_jsonw_end(&w, '}');
   rs_jsonw_finish(&w);
-  return out->failed ? RS_NOMEM : RS_OK;
+  return rs_buf_status(out);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rightsize/arena.h"
 #include "rightsize/num.h"
 #include "sketch.h"
 #include "stats_internal.h"
@@ -143,7 +144,7 @@ static rs_status acc_add(acc *a, double v, size_t cap, const rs_sample *s, rs_me
                           cap, rs_metric_key(m));
     if (na > cap)
       na = cap;
-    p = realloc(a->vals, na * sizeof(*p));
+    p = rs_realloc_array(a->vals, na, sizeof(*p));
     if (p == NULL)
       return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for --exact");
     a->vals = p;
@@ -437,7 +438,7 @@ static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
   if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
     return RS_NOMEM;
   if (src->nvals) {
-    double *p = realloc(dst->vals, (dst->nvals + src->nvals) * sizeof(*p));
+    double *p = rs_realloc_array(dst->vals, dst->nvals + src->nvals, sizeof(*p));
     if (p == NULL)
       return RS_NOMEM;
     memcpy(p + dst->nvals, src->vals, src->nvals * sizeof(*p));
