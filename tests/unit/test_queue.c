@@ -162,13 +162,15 @@ static void test_response_limits(void **state) {
   double sigma = sqrt(log(3.0));
   assert_rel(rs_queue_response_quantile(&idle, 0.015, 2.0, 0.99),
              0.015 * exp(2.3263478740408408 * sigma), 1e-9);
-  /* Constant S = d beside an M/M/1 wait, P(W > x) = rho exp(-(mu - lambda) x):
-   * the p-quantile of d + W is d + ln(rho / (1 - p)) / (mu - lambda). */
+  /* Constant S = d beside an M/G/1 wait with lognormal holds of cs2 = 1/2: there
+   * Takacs' moments give the conditional wait a squared coefficient of variation
+   * of exactly 1, so P(W > x) = rho exp(-x / m), m = E[S] (1 + cs2) / (2 (1 - rho)),
+   * and the p-quantile of d + W is d + m ln(rho / (1 - p)). */
+  rs_queue mg1 = {1, 60.0, 0.01, 1.0, 0.5};
+  double m = 0.01 * 1.5 / (2 * 0.4);
+  assert_rel(rs_queue_response_quantile(&mg1, 0.004, 0.0, 0.99), 0.004 + m * log(0.6 / 0.01), 1e-9);
+  assert_rel(rs_queue_response_quantile(&mg1, 0.004, 0.0, 0.95), 0.004 + m * log(0.6 / 0.05), 1e-9);
   rs_queue mm1 = {1, 60.0, 0.01, 1.0, 1.0};
-  assert_rel(rs_queue_response_quantile(&mm1, 0.004, 0.0, 0.99), 0.004 + log(0.6 / 0.01) / 40.0,
-             1e-9);
-  assert_rel(rs_queue_response_quantile(&mm1, 0.004, 0.0, 0.95), 0.004 + log(0.6 / 0.05) / 40.0,
-             1e-9);
   /* The quantile of the sum lies between the larger part and the sum of quantiles. */
   double s99 = 0.008 * exp(2.3263478740408408 * sqrt(log(2.0)));
   double r99 = rs_queue_response_quantile(&mm1, 0.008, 1.0, 0.99);
