@@ -8,13 +8,16 @@
  * the same lognormal (median 1 / sqrt(1 + cs2)). Seeds are fixed per cell, so
  * the table is the same on every run of the same binary.
  *
- *   queue_sim [--requests N] [--seed K] [--cell C RHO CS2]
+ *   queue_sim [--requests N] [--scale X] [--seed K] [--jobs J] [--cell C RHO CS2]
+ *             [--load TABLE]
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "queue.h"
 
@@ -204,10 +207,78 @@ static int load_table(const char *path, summary *sm) {
   return 0;
 }
 
+/* The whole grid, cells shared out to worker threads (each cell seeds its
+ * own generator, so the table does not depend on the number of jobs). */
+typedef struct grid {
+  const double *opt;
+  cell_out out[CELLS];
+  unsigned c[CELLS];
+  double rho[CELLS], cs2[CELLS];
+  size_t order[CELLS], next;
+  pthread_mutex_t lock;
+  int failed;
+} grid;
+
+static void *grid_worker(void *arg) {
+  grid *g = arg;
+  size_t n = (size_t)g->opt[0];
+  double *buf = malloc(n * sizeof(double));
+  for (;;) {
+    pthread_mutex_lock(&g->lock);
+    size_t k = g->next < CELLS ? g->order[g->next++] : CELLS;
+    g->failed |= buf == NULL;
+    pthread_mutex_unlock(&g->lock);
+    if (k == CELLS || buf == NULL)
+      break;
+    unsigned nb = batches(g->c[k], g->rho[k], g->cs2[k], g->opt[2]);
+    uint64_t seed = cell_seed(g->c[k], g->rho[k], g->cs2[k]) + (uint64_t)g->opt[1];
+    g->out[k] = simulate_cell(g->c[k], g->rho[k], g->cs2[k], n, nb, seed, buf);
+  }
+  free(buf);
+  return NULL;
+}
+
+/* Runs every cell on `jobs` threads, heaviest first, then reports in order. */
+static int run_grid(const double *opt, unsigned jobs, summary *sm) {
+  static grid g;
+  pthread_t th[64];
+  size_t k = 0;
+  g.opt = opt;
+  g.next = 0;
+  pthread_mutex_init(&g.lock, NULL);
+  for (size_t i = 0; i < COUNT(servers); i++)
+    for (size_t j = 0; j < COUNT(rhos); j++)
+      for (size_t l = 0; l < COUNT(cs2s); l++, k++) {
+        g.c[k] = servers[i], g.rho[k] = rhos[j], g.cs2[k] = cs2s[l];
+        g.order[k] = k;
+      }
+  for (size_t i = 1; i < CELLS; i++) /* insertion sort: most batches first */
+    for (size_t j = i; j > 0; j--) {
+      size_t a = g.order[j - 1], b = g.order[j];
+      if (batches(g.c[a], g.rho[a], g.cs2[a], opt[2]) >=
+          batches(g.c[b], g.rho[b], g.cs2[b], opt[2]))
+        break;
+      g.order[j - 1] = b, g.order[j] = a;
+    }
+  unsigned started = 0;
+  for (; started < jobs && started < 64; started++)
+    if (pthread_create(&th[started], NULL, grid_worker, &g) != 0)
+      break;
+  if (started == 0)
+    grid_worker(&g);
+  for (unsigned i = 0; i < started; i++)
+    pthread_join(th[i], NULL);
+  pthread_mutex_destroy(&g.lock);
+  if (g.failed)
+    return -1;
+  for (k = 0; k < CELLS; k++)
+    report_cell(g.c[k], g.rho[k], g.cs2[k], &g.out[k], sm);
+  return 0;
+}
+
 static int usage(void) {
-  fprintf(
-      stderr,
-      "usage: queue_sim [--requests N] [--scale X] [--seed K] [--cell C RHO CS2] [--load TABLE]\n");
+  fprintf(stderr, "usage: queue_sim [--requests N] [--scale X] [--seed K] [--jobs J] [--cell C RHO "
+                  "CS2] [--load TABLE]\n");
   return 2;
 }
 
@@ -215,7 +286,8 @@ int main(int argc, char **argv) {
   double opt[3] = {500000, 0, 1}; /* requests per batch, seed offset, batch scale */
   int cell = 0;
   const char *load = NULL;
-  unsigned one_c = 1;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  unsigned jobs = cpus > 0 ? (unsigned)cpus : 1, one_c = 1;
   double one_rho = 0.5, one_cs2 = 1.0;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--requests") == 0 && i + 1 < argc)
@@ -224,6 +296,8 @@ int main(int argc, char **argv) {
       opt[1] = strtod(argv[++i], NULL);
     else if (strcmp(argv[i], "--scale") == 0 && i + 1 < argc)
       opt[2] = strtod(argv[++i], NULL);
+    else if (strcmp(argv[i], "--jobs") == 0 && i + 1 < argc)
+      jobs = (unsigned)strtoul(argv[++i], NULL, 10);
     else if (strcmp(argv[i], "--load") == 0 && i + 1 < argc)
       load = argv[++i];
     else if (strcmp(argv[i], "--cell") == 0 && i + 3 < argc) {
@@ -234,7 +308,7 @@ int main(int argc, char **argv) {
     } else
       return usage();
   }
-  if (!(opt[0] >= 1000 && opt[0] <= 1e8) || !(opt[1] >= 0) || !(opt[2] > 0) ||
+  if (!(opt[0] >= 1000 && opt[0] <= 1e8) || !(opt[1] >= 0) || !(opt[2] > 0) || jobs < 1 ||
       (cell && (one_c < 1 || one_c > 16 || !(one_rho > 0 && one_rho < 1) || !(one_cs2 >= 0))))
     return usage();
   double *buf = malloc((size_t)opt[0] * sizeof(double));
@@ -256,11 +330,10 @@ int main(int argc, char **argv) {
     ;
   else if (cell)
     run_cell(one_c, one_rho, one_cs2, opt, buf, &sm);
-  else
-    for (size_t i = 0; i < COUNT(servers); i++)
-      for (size_t j = 0; j < COUNT(rhos); j++)
-        for (size_t k = 0; k < COUNT(cs2s); k++)
-          run_cell(servers[i], rhos[j], cs2s[k], opt, buf, &sm);
+  else if (run_grid(opt, jobs, &sm) != 0) {
+    fprintf(stderr, "queue_sim: out of memory\n");
+    return 1;
+  }
   double worst = sm.worst < 0 ? -100 * sm.worst : 0.0, med = 100 * median(sm.err, sm.n);
   printf("# %zu quantiles: median |err| %.1f%%, worst under-statement %.1f%% "
          "(old: median |err| %.1f%%, worst under %.1f%%)\n",
