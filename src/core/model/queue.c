@@ -197,10 +197,29 @@ static double gap(double u, double s50, double sigma, const wait_dist *w, double
   return log(response_tail(exp(u), s50, sigma, w)) - log(tail);
 }
 
+/* Whether q and the lognormal S (median s50_s, s_cs2) describe a response time. */
+static bool valid(const rs_queue *q, double s50_s, double s_cs2) {
+  return q != NULL && s50_s > 0 && isfinite(s50_s) && s_cs2 >= 0 && isfinite(s_cs2) &&
+         q->service_s > 0 && isfinite(q->service_s) && q->arrival_rps >= 0 && q->ca2 >= 0 &&
+         q->cs2 >= 0 && isfinite(q->cs2) && q->servers > 0;
+}
+
+double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, double t) {
+  if (!valid(q, s50_s, s_cs2) || isnan(t))
+    return NAN;
+  rs_queue_result r = rs_queue_eval(q);
+  if (!r.stable)
+    return 1.0;
+  if (!(t > 0))
+    return 1.0;
+  if (isinf(t))
+    return 0.0;
+  wait_dist w = wait_of(q, &r);
+  return response_tail(t, s50_s, sqrt(log1p(s_cs2)), &w);
+}
+
 double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
-  if (q == NULL || !(s50_s > 0) || !isfinite(s50_s) || !(s_cs2 >= 0) || !isfinite(s_cs2) ||
-      !(p > 0 && p < 1) || !(q->service_s > 0) || !(q->arrival_rps >= 0) || !(q->ca2 >= 0) ||
-      !(q->cs2 >= 0) || q->servers == 0)
+  if (!valid(q, s50_s, s_cs2) || !(p > 0 && p < 1))
     return NAN;
   rs_queue_result r = rs_queue_eval(q);
   if (!r.stable)

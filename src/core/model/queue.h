@@ -51,6 +51,12 @@ double rs_queue_wait_quantile(const rs_queue *q, double p);
  * input. */
 double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p);
 
+/* P(R > t) for the same R = S + W: the chance a request takes longer than t
+ * seconds. One evaluation where the quantile needs a root search, so "does the
+ * p-quantile meet t?" is rs_queue_response_tail(...) <= 1 - p. 1 when q is
+ * unstable; NaN for bad input. */
+double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, double t);
+
 /* Squared coefficient of variation of a lognormal distribution with the
  * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
  * cs2 = exp(sigma^2) - 1. NaN when the inputs do not describe one
