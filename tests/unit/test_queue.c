@@ -250,6 +250,29 @@ static void test_response_tail(void **state) {
   }
 }
 
+/* Far corners stay finite, ordered and at least the service quantile. */
+static void test_response_extremes(void **state) {
+  (void)state;
+  static const struct {
+    unsigned c;
+    double rho, cs2, s_cs2;
+  } cases[] = {{1, 0.999, 4.0, 4.0}, {1, 0.9, 0.0, 0.0},     {1, 0.5, 1e-9, 1e-9},
+               {2, 1e-6, 0.1, 0.1},  {1000, 0.95, 2.0, 2.0}, {64, 0.99, 0.0, 0.5},
+               {3, 0.01, 0.1, 0.1},  {8, 0.9, 16.0, 16.0}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    rs_queue q = {cases[i].c, cases[i].rho * cases[i].c * 100.0, 0.01, 1.0, cases[i].cs2};
+    double s_cs2 = cases[i].s_cs2, s50 = 0.01 / sqrt(1 + s_cs2), prev = 0;
+    for (int k = 0; k < 3; k++) {
+      double p = k == 0 ? 0.5 : k == 1 ? 0.95 : 0.99;
+      double r = rs_queue_response_quantile(&q, s50, s_cs2, p);
+      double s = s50 * exp(sqrt(log1p(s_cs2)) * rs_normal_quantile(p));
+      if (!(isfinite(r) && r >= s * (1 - 1e-9) && r >= prev))
+        fail_msg("case %zu p%.0f: %g (service quantile %g, previous %g)", i, p * 100, r, s, prev);
+      prev = r;
+    }
+  }
+}
+
 /* ---- a discrete-event simulation of a FCFS multi-server queue ---- */
 
 typedef struct sim_result {
@@ -341,7 +364,7 @@ int main(void) {
       cmocka_unit_test(test_normal_quantile), cmocka_unit_test(test_lognormal_cv2),
       cmocka_unit_test(test_simulation_mmc),  cmocka_unit_test(test_simulation_mdc),
       cmocka_unit_test(test_response_limits), cmocka_unit_test(test_response_vs_simulation),
-      cmocka_unit_test(test_response_tail),
+      cmocka_unit_test(test_response_tail),   cmocka_unit_test(test_response_extremes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,7 +167,8 @@ static double response_tail(double t, double s50, double sigma, const wait_dist 
  * - P(W > 0) = C(c, A), Erlang C;
  * - the conditional mean, Allen-Cunneen's C / (c mu - lambda) x (ca2 + cs2) / 2 / C,
  *   times Cosmetatos' M/D/c correction 1 + (1 - rho)(c - 1)(sqrt(4 + 5c) - 2) / (16 rho c)
- *   weighted by (1 - cs2) when cs2 < 1 (Allen-Cunneen alone under-states M/D/c waits);
+ *   weighted by (1 - cs2) when cs2 < 1 (Allen-Cunneen alone under-states M/D/c waits),
+ *   at rho >= 0.3;
  * - the conditional squared coefficient of variation: M/G/1's exact one (Takacs'
  *   second moment, lognormal holds: E[S^3] / E[S]^3 = (1 + cs2)^3)
  *     cd2_1 = 2 rho - 1 + 4 (1 - rho)(1 + cs2) / 3,
@@ -182,9 +183,12 @@ static wait_dist wait_of(const rs_queue *q, const rs_queue_result *r) {
   double rho = r->utilization, c = q->servers;
   double cd2 = 2 * rho - 1 + 4 * (1 - rho) * (1 + q->cs2) / 3;
   cd2 = 1 + (cd2 - 1) / fmax(1.0, c * (1 - rho) + 0.5);
-  double md = 1.0;
+  /* Cosmetatos over-states light traffic (Kimura, JORS 1991) and grows
+   * without bound as rho -> 0: below 0.3, the bench's lightest load, it
+   * keeps its value there. */
+  double md = 1.0, rc = fmax(rho, 0.3);
   if (q->cs2 < 1)
-    md += (1 - q->cs2) * (1 - rho) * (c - 1) * (sqrt(4 + 5 * c) - 2) / (16 * rho * c);
+    md += (1 - q->cs2) * (1 - rc) * (c - 1) * (sqrt(4 + 5 * c) - 2) / (16 * rc * c);
   w.p_wait = r->p_wait;
   w.mean_s = md * r->mean_wait_s / r->p_wait;
   w.shape = 1 / fmax(cd2, 0.05);
@@ -192,9 +196,10 @@ static wait_dist wait_of(const rs_queue *q, const rs_queue_result *r) {
   return w;
 }
 
-/* ln P(S + W > e^u) - ln(1 - p): decreasing in u, zero at the answer. */
+/* ln P(S + W > e^u) - ln(1 - p): decreasing in u, zero at the answer; a
+ * tail that underflows counts as 1e-300, so the value stays finite. */
 static double gap(double u, double s50, double sigma, const wait_dist *w, double tail) {
-  return log(response_tail(exp(u), s50, sigma, w)) - log(tail);
+  return log(fmax(response_tail(exp(u), s50, sigma, w), 1e-300)) - log(tail);
 }
 
 /* Whether q and the lognormal S (median s50_s, s_cs2) describe a response time. */
@@ -240,8 +245,13 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
   }
   int side = 0;
   for (int i = 0; i < 100 && hi - lo > 1e-10; i++) {
-    double u = hi - fhi * (hi - lo) / (fhi - flo), fu = gap(u, s50_s, sigma, &w, tail);
-    if (!(fu < 0)) {
+    double u = hi - fhi * (hi - lo) / (fhi - flo);
+    if (!(u > lo && u < hi)) /* a secant off the bracket: bisect instead */
+      u = 0.5 * (lo + hi);
+    double fu = gap(u, s50_s, sigma, &w, tail);
+    if (fu == 0)
+      return exp(u);
+    if (fu > 0) {
       lo = u, flo = fu;
       if (side == 1)
         fhi /= 2;
@@ -252,8 +262,6 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
         flo /= 2;
       side = -1;
     }
-    if (fu == 0 || !isfinite(fu))
-      break;
   }
   return exp(0.5 * (lo + hi));
 }
