@@ -1,4 +1,5 @@
-/* Erlang B/C, Allen-Cunneen waits, and the lognormal helper (queue.h). */
+/* Erlang B/C, Allen-Cunneen waits, the lognormal helpers, and the quantile of
+ * a request's service time plus its wait (queue.h, docs/model.md "Latency"). */
 #include "queue.h"
 
 #include <math.h>
