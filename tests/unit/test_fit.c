@@ -178,9 +178,12 @@ static void test_projection(void **state) {
     assert_rel(c->util, 20.0 * c->service_s / c->servers, 1e-12);
     assert_true(c->confidence ==
                 (cases[i].bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM));
-    /* latency = service + the Allen-Cunneen p99 wait at that count */
-    rs_queue q = {c->servers, 20.0, c->queue_s, 1.0, r->demand.cs2};
-    assert_rel(c->latency_q_ms, c->service_q_ms + rs_queue_wait_quantile(&q, 0.99) * 1e3, 1e-9);
+    /* latency = the p99 of service + wait at that count (the quantile of the
+     * sum, queue.h), the service lognormal with the candidate's p99 and cs2 */
+    rs_queue q = {c->servers, 20.0, c->queue_s, 1.0, c->cs2};
+    double s50 = c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(0.99));
+    assert_rel(c->latency_q_ms, rs_queue_response_quantile(&q, s50, c->cs2, 0.99) * 1e3, 1e-9);
+    assert_rel(c->wait_q_ms, c->latency_q_ms - c->service_q_ms, 1e-9);
   }
 }
 

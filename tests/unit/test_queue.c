@@ -154,6 +154,125 @@ static void test_lognormal_cv2(void **state) {
   assert_true(isnan(rs_lognormal_cv2(1.0, 7.0, 0.4)));
 }
 
+/* rs_queue_response_quantile at its exact limits. */
+static void test_response_limits(void **state) {
+  (void)state;
+  /* No traffic: R = S, the lognormal quantile s50 exp(z_p sigma). */
+  rs_queue idle = {4, 0.0, 0.02, 1.0, 2.0};
+  double sigma = sqrt(log(3.0));
+  assert_rel(rs_queue_response_quantile(&idle, 0.015, 2.0, 0.99),
+             0.015 * exp(2.3263478740408408 * sigma), 1e-9);
+  /* Constant S = d beside an M/G/1 wait with lognormal holds of cs2 = 1/2: there
+   * Takacs' moments give the conditional wait a squared coefficient of variation
+   * of exactly 1, so P(W > x) = rho exp(-x / m), m = E[S] (1 + cs2) / (2 (1 - rho)),
+   * and the p-quantile of d + W is d + m ln(rho / (1 - p)). */
+  rs_queue mg1 = {1, 60.0, 0.01, 1.0, 0.5};
+  double m = 0.01 * 1.5 / (2 * 0.4);
+  assert_rel(rs_queue_response_quantile(&mg1, 0.004, 0.0, 0.99), 0.004 + m * log(0.6 / 0.01), 1e-9);
+  assert_rel(rs_queue_response_quantile(&mg1, 0.004, 0.0, 0.95), 0.004 + m * log(0.6 / 0.05), 1e-9);
+  rs_queue mm1 = {1, 60.0, 0.01, 1.0, 1.0};
+  /* The quantile of the sum lies between the larger part and the sum of quantiles. */
+  double s99 = 0.008 * exp(2.3263478740408408 * sqrt(log(2.0)));
+  double r99 = rs_queue_response_quantile(&mm1, 0.008, 1.0, 0.99);
+  double w99 = rs_queue_wait_quantile(&mm1, 0.99);
+  assert_true(r99 > fmax(s99, w99) && r99 < s99 + w99);
+  /* Unstable: infinite; bad input: NaN. */
+  rs_queue over = {2, 300.0, 0.01, 1.0, 1.0};
+  assert_true(isinf(rs_queue_response_quantile(&over, 0.01, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(NULL, 0.01, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.0, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.01, -1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.01, 1.0, 1.0)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, NAN, 1.0, 0.99)));
+}
+
+/* A subset of bench/queue_sim's table (bench/README.md): Poisson arrivals, c
+ * servers, lognormal service with mean 1 s and squared CV cs2, FCFS; the mean
+ * over b batches of the batches' p95 and p99 response times, each batch 500000
+ * requests after 50000 warm-up, seeded 1000003 c + 1009 (1000 rho) +
+ * (1000 cs2) + 7919 k for batch k (queue_sim with its defaults). */
+static const struct {
+  unsigned c, batches;
+  double rho, cs2, p95, p99;
+} sim_table[] = {
+    {1, 6, 0.30, 4.0, 8.1363, 20.2874},     {1, 12, 0.70, 1.0, 10.3817, 16.7027},
+    {1, 128, 0.90, 4.0, 81.4370, 136.5256}, {2, 2, 0.50, 1.0, 3.7066, 6.0428},
+    {2, 126, 0.90, 4.0, 39.7783, 67.3261},  {4, 2, 0.70, 0.1, 2.1525, 2.8573},
+    {4, 63, 0.90, 4.0, 19.6220, 33.2334},   {8, 5, 0.80, 2.0, 4.1316, 7.3983},
+    {8, 10, 0.90, 0.5, 3.9491, 5.6759},     {16, 16, 0.90, 4.0, 5.6569, 10.4113},
+};
+
+static int cmp_abs(const void *a, const void *b) {
+  double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+  return (x > y) - (x < y);
+}
+
+/* The formula beside the simulation: never more than 3% under it, at most 25%
+ * over it, and a median absolute error within 10% (the bench's bounds). */
+static void test_response_vs_simulation(void **state) {
+  (void)state;
+  enum { N = sizeof(sim_table) / sizeof(sim_table[0]) };
+  double err[2 * N];
+  for (size_t i = 0; i < N; i++) {
+    double cs2 = sim_table[i].cs2, sim[2] = {sim_table[i].p95, sim_table[i].p99};
+    rs_queue q = {sim_table[i].c, sim_table[i].rho * sim_table[i].c, 1.0, 1.0, cs2};
+    for (int k = 0; k < 2; k++) {
+      double p = k ? 0.99 : 0.95;
+      double m = rs_queue_response_quantile(&q, 1.0 / sqrt(1.0 + cs2), cs2, p);
+      double e = m / sim[k] - 1;
+      if (!(e >= -0.03 && e <= 0.25))
+        fail_msg("c=%u rho=%.2f cs2=%.1f p%.0f: model %.4f sim %.4f (%+.1f%%)", sim_table[i].c,
+                 sim_table[i].rho, cs2, p * 100, m, sim[k], e * 100);
+      err[2 * i + k] = e;
+    }
+  }
+  qsort(err, 2 * N, sizeof(double), cmp_abs);
+  assert_true(fabs(err[N - 1]) + fabs(err[N]) <= 2 * 0.10);
+}
+
+/* The tail and the quantile agree, and latency only grows with traffic. */
+static void test_response_tail(void **state) {
+  (void)state;
+  rs_queue q = {4, 300.0, 0.01, 1.0, 2.0};
+  double r99 = rs_queue_response_quantile(&q, 0.006, 2.0, 0.99);
+  assert_rel(rs_queue_response_tail(&q, 0.006, 2.0, r99), 0.01, 1e-6);
+  assert_true(rs_queue_response_tail(&q, 0.006, 2.0, 0.0) == 1.0);
+  assert_true(rs_queue_response_tail(&q, 0.006, 2.0, INFINITY) == 0.0);
+  assert_true(isnan(rs_queue_response_tail(&q, 0.006, 2.0, NAN)));
+  rs_queue over = {4, 500.0, 0.01, 1.0, 2.0};
+  assert_true(rs_queue_response_tail(&over, 0.006, 2.0, 10.0) == 1.0);
+  double last = 0;
+  for (int i = 0; i <= 38; i++) {
+    rs_queue qi = {4, 10.0 * i, 0.01, 1.0, 2.0};
+    double r = rs_queue_response_quantile(&qi, 0.006, 2.0, 0.99);
+    assert_true(r >= last);
+    last = r;
+  }
+}
+
+/* Far corners stay finite, ordered and at least the service quantile. */
+static void test_response_extremes(void **state) {
+  (void)state;
+  static const struct {
+    unsigned c;
+    double rho, cs2, s_cs2;
+  } cases[] = {{1, 0.999, 4.0, 4.0}, {1, 0.9, 0.0, 0.0},     {1, 0.5, 1e-9, 1e-9},
+               {2, 1e-6, 0.1, 0.1},  {1000, 0.95, 2.0, 2.0}, {64, 0.99, 0.0, 0.5},
+               {3, 0.01, 0.1, 0.1},  {8, 0.9, 16.0, 16.0}};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    rs_queue q = {cases[i].c, cases[i].rho * cases[i].c * 100.0, 0.01, 1.0, cases[i].cs2};
+    double s_cs2 = cases[i].s_cs2, s50 = 0.01 / sqrt(1 + s_cs2), prev = 0;
+    for (int k = 0; k < 3; k++) {
+      double p = k == 0 ? 0.5 : k == 1 ? 0.95 : 0.99;
+      double r = rs_queue_response_quantile(&q, s50, s_cs2, p);
+      double s = s50 * exp(sqrt(log1p(s_cs2)) * rs_normal_quantile(p));
+      if (!(isfinite(r) && r >= s * (1 - 1e-9) && r >= prev))
+        fail_msg("case %zu p%.0f: %g (service quantile %g, previous %g)", i, p * 100, r, s, prev);
+      prev = r;
+    }
+  }
+}
+
 /* ---- a discrete-event simulation of a FCFS multi-server queue ---- */
 
 typedef struct sim_result {
@@ -244,6 +363,8 @@ int main(void) {
       cmocka_unit_test(test_erlang_c_table),  cmocka_unit_test(test_erlang_edges),
       cmocka_unit_test(test_normal_quantile), cmocka_unit_test(test_lognormal_cv2),
       cmocka_unit_test(test_simulation_mmc),  cmocka_unit_test(test_simulation_mdc),
+      cmocka_unit_test(test_response_limits), cmocka_unit_test(test_response_vs_simulation),
+      cmocka_unit_test(test_response_tail),   cmocka_unit_test(test_response_extremes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,7 +7,8 @@
  * still has its memory with headroom, the device stays under the
  * utilization ceiling, every endpoint's latency at its SLO quantile stays
  * under its SLO (one M/G/1 queue per device with the mix of their service
- * times, Allen-Cunneen), and the instance's host CPU and memory hold all of
+ * times; each endpoint's own service time plus that wait, the quantile of the
+ * sum, queue.h), and the instance's host CPU and memory hold all of
  * its endpoints. Instances costing at least what their endpoints cost sized
  * one by one are dissolved. The shape saving the most wins the round; rounds
  * repeat over the endpoints left. */
@@ -27,6 +28,7 @@ typedef struct item {
   size_t row;
   const rs_candidate *on; /* the endpoint's own fit on T */
   double lambda, busy, hold, cs2, service_q_ms, slo_ms, q;
+  double s50_s; /* median of the endpoint's own (lognormal) service latency */
   double mem, host_cpu, host_mem;
   double size; /* for the decreasing order */
 } item;
@@ -36,7 +38,6 @@ typedef struct item {
 typedef struct device {
   double mem, util;      /* bytes incl. headroom; busy fraction */
   double lambda, h1, h2; /* sums of lambda, lambda x hold, lambda x E[hold^2] */
-  double slack[2];       /* least SLO - service latency among its endpoints, p99 / p95 */
   size_t *items;         /* indexes into the item array */
   size_t n;
 } device;
@@ -47,8 +48,6 @@ static const rs_candidate *candidate_on(const rs_fit_result *f, const rs_instanc
       return &f->fitting[i];
   return NULL;
 }
-
-static int qclass(double q) { return q >= 0.99 ? 0 : 1; }
 
 static bool make_item(item *it, const rs_audit *a, size_t row, const rs_instance *shape,
                       double max_util) {
@@ -66,6 +65,7 @@ static bool make_item(item *it, const rs_audit *a, size_t row, const rs_instance
   it->service_q_ms = c->service_q_ms;
   it->slo_ms = d->slo_ms;
   it->q = d->slo_quantile;
+  it->s50_s = c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(it->q));
   it->mem = d->mem_need_head;
   it->host_cpu = d->cpu_known ? d->cpu_base_vcpus + d->design_peak * d->cpu_vcpu_s_per_req : 0;
   it->host_mem = isnan(c->host_mem_need) ? 0 : c->host_mem_need;
@@ -81,32 +81,48 @@ static void device_init(device *dv) {
   size_t *items = dv->items;
   memset(dv, 0, sizeof(*dv));
   dv->items = items;
-  dv->slack[0] = dv->slack[1] = INFINITY;
 }
 
-/* The wait at quantile q of one FCFS server carrying these sums: the mix
- * of the endpoints' hold times as one M/G/1 queue (Allen-Cunneen). */
-static double wait_ms(double lambda, double h1, double h2, double q) {
-  if (!(lambda > 0) || !(h1 > 0))
-    return 0;
+/* One FCFS server carrying these sums: the mix of the endpoints' hold times
+ * as one M/G/1 queue (Allen-Cunneen mean, the hold mix's own cs2). */
+static rs_queue shared_queue(double lambda, double h1, double h2) {
   double mean = h1 / lambda, second = h2 / lambda;
-  rs_queue qu = {1, lambda, mean, 1.0, second / (mean * mean) - 1.0};
-  return rs_queue_wait_quantile(&qu, q) * 1e3;
+  rs_queue qu = {1, lambda, mean, 1.0, fmax(second / (mean * mean) - 1.0, 0.0)};
+  return qu;
+}
+
+/* The endpoint's latency at its SLO quantile on such a server: its own
+ * service time plus the shared wait, the quantile of the sum. */
+static double latency_ms(double lambda, double h1, double h2, const item *it) {
+  if (!(lambda > 0) || !(h1 > 0))
+    return it->service_q_ms;
+  rs_queue qu = shared_queue(lambda, h1, h2);
+  double r = rs_queue_response_quantile(&qu, it->s50_s, it->cs2, it->q);
+  return isnan(r) ? it->service_q_ms + rs_queue_wait_quantile(&qu, it->q) * 1e3 : r * 1e3;
+}
+
+/* Whether the endpoint meets its SLO on such a server: P(R > SLO) <= 1 - q,
+ * one evaluation of the tail instead of a quantile search. */
+static bool meets_slo(const rs_queue *qu, const item *it) {
+  double tail = rs_queue_response_tail(qu, it->s50_s, it->cs2, it->slo_ms / 1e3);
+  if (isnan(tail)) /* no service latency to combine: the wait alone, as before */
+    return it->service_q_ms + rs_queue_wait_quantile(qu, it->q) * 1e3 <= it->slo_ms;
+  return tail <= 1.0 - it->q;
 }
 
 /* Would the device meet every constraint of every endpoint with it added? */
-static bool device_fits(const device *dv, const item *it, double dev_mem, double max_util) {
-  static const double qs[2] = {0.99, 0.95};
+static bool device_fits(const device *dv, const item *items, const item *it, double dev_mem,
+                        double max_util) {
   if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
       dv->util + it->lambda * it->busy > max_util)
     return false;
   double lambda = dv->lambda + it->lambda, h1 = dv->h1 + it->lambda * it->hold;
   double h2 = dv->h2 + it->lambda * it->hold * it->hold * (1.0 + it->cs2);
-  for (int k = 0; k < 2; k++) {
-    double slack = dv->slack[k];
-    if (qclass(it->q) == k)
-      slack = fmin(slack, it->slo_ms - it->service_q_ms);
-    if (isfinite(slack) && !(wait_ms(lambda, h1, h2, qs[k]) <= slack))
+  bool queue = lambda > 0 && h1 > 0; /* else no wait: the service latency alone */
+  rs_queue qu = queue ? shared_queue(lambda, h1, h2) : (rs_queue){1, 0, 1, 1, 1};
+  for (size_t j = 0; j <= dv->n; j++) {
+    const item *e = j < dv->n ? &items[dv->items[j]] : it;
+    if (queue ? !meets_slo(&qu, e) : !(e->service_q_ms <= e->slo_ms))
       return false;
   }
   return true;
@@ -120,8 +136,6 @@ static void device_add(device *dv, const item *items, size_t i) {
   dv->lambda += it->lambda;
   dv->h1 += it->lambda * it->hold;
   dv->h2 += it->lambda * it->hold * it->hold * (1.0 + it->cs2);
-  int k = qclass(it->q);
-  dv->slack[k] = fmin(dv->slack[k], it->slo_ms - it->service_q_ms);
 }
 
 static int cmp_size(const void *pa, const void *pb) {
@@ -180,7 +194,7 @@ static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape
       if (pl->inst_count[inst] < max_per_instance &&
           pl->inst_cpu[inst] + items[i].host_cpu <= max_util * vcpus &&
           pl->inst_mem[inst] + items[i].host_mem <= host &&
-          device_fits(&pl->devices[d], &items[i], dev_mem, max_util))
+          device_fits(&pl->devices[d], items, &items[i], dev_mem, max_util))
         break;
     }
     if (d == pl->ndevices) {
@@ -245,7 +259,7 @@ static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, s
       rs_packed_endpoint *pe = &pi->endpoints[pi->nendpoints++];
       pe->row = it->row;
       pe->device = dev;
-      pe->latency_ms = it->service_q_ms + wait_ms(dv->lambda, dv->h1, dv->h2, it->q);
+      pe->latency_ms = latency_ms(dv->lambda, dv->h1, dv->h2, it);
       pe->slo_ms = it->slo_ms;
       pe->slo_quantile = it->q;
     }
@@ -310,7 +324,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
         empty.items = none;
         device_init(&empty);
         if (!taken[r] && shareable(&a->rows[r]) && make_item(&items[n], a, r, shape, max_util) &&
-            device_fits(&empty, &items[n], shape->accelerator_memory_bytes, max_util) &&
+            device_fits(&empty, items, &items[n], shape->accelerator_memory_bytes, max_util) &&
             items[n].host_cpu <= max_util * (isnan(shape->vcpus) ? INFINITY : shape->vcpus) &&
             items[n].host_mem <= (isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes))
           n++;

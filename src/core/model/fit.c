@@ -397,6 +397,20 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   return true;
 }
 
+/* A request's latency at quantile p through queue q: the quantile of service
+ * plus wait (not the sum of their quantiles). The service time is lognormal
+ * with the plan's quantile and cs2; without traffic it is the whole answer. */
+static double response_q_ms(const rs_queue *q, const plan *pl, double p) {
+  if (!(q->arrival_rps > 0))
+    return pl->service_q_ms;
+  double sigma = sqrt(log1p(pl->cs2));
+  double s50_s = pl->service_q_ms / 1e3 / exp(sigma * rs_normal_quantile(p));
+  double r = rs_queue_response_quantile(q, s50_s, pl->cs2, p);
+  if (isnan(r)) /* no service latency to combine: the wait alone, as before */
+    return pl->service_q_ms + rs_queue_wait_quantile(q, p) * 1e3;
+  return r * 1e3;
+}
+
 /* Evaluates the constraints at `replicas`; the first failing one, or NONE. */
 static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, const plan *pl,
                               unsigned replicas) {
@@ -408,8 +422,8 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
   rs_queue_result res = rs_queue_eval(&q);
   c->util = lambda * pl->service_s / (double)c->servers;
   c->p_wait = lambda > 0 ? res.p_wait : 0.0;
-  c->wait_q_ms = lambda > 0 ? rs_queue_wait_quantile(&q, d->slo_quantile) * 1e3 : 0.0;
-  c->latency_q_ms = pl->service_q_ms + c->wait_q_ms;
+  c->latency_q_ms = response_q_ms(&q, pl, d->slo_quantile);
+  c->wait_q_ms = fmax(c->latency_q_ms - pl->service_q_ms, 0.0);
   double per_replica = lambda / (double)replicas;
   c->host_cpu_util = NAN;
   if (d->cpu_known && in->vcpus > 0)

@@ -1,7 +1,9 @@
-/* Erlang B/C, Allen-Cunneen waits, and the lognormal helper (queue.h). */
+/* Erlang B/C, Allen-Cunneen waits, the lognormal helpers, and the quantile of
+ * a request's service time plus its wait (queue.h, docs/model.md "Latency"). */
 #include "queue.h"
 
 #include <math.h>
+#include <stddef.h>
 
 double rs_erlang_b(unsigned c, double a) {
   double b = 1.0;
@@ -92,4 +94,175 @@ double rs_lognormal_cv2(double q50, double qp, double p) {
 double rs_lognormal_mean(double qp, double p, double cv2) {
   double sigma = sqrt(log1p(cv2));
   return qp / exp(rs_normal_quantile(p) * sigma) * sqrt(1.0 + cv2);
+}
+
+/* The regularized upper incomplete gamma function Q(a, x) = Gamma(a, x) / Gamma(a),
+ * lga = lgamma(a): the power series of P = 1 - Q below x = a + 1, the
+ * continued fraction of Q (modified Lentz) above it; each converges there in
+ * well under 200 terms. */
+static double gamma_q(double a, double lga, double x) {
+  if (!(x > 0))
+    return 1.0;
+  double front = exp(a * log(x) - x - lga);
+  if (x < a + 1) {
+    double term = 1.0 / a, sum = term;
+    for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
+      term *= x / (a + n);
+      sum += term;
+    }
+    return fmax(0.0, 1.0 - front * sum);
+  }
+  const double tiny = 1e-300;
+  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, f = d;
+  for (int n = 1; n < 200; n++) {
+    double an = -n * (n - a), delta;
+    b += 2;
+    d = an * d + b;
+    d = fabs(d) < tiny ? tiny : d;
+    c = b + an / c;
+    c = fabs(c) < tiny ? tiny : c;
+    d = 1 / d;
+    delta = d * c;
+    f *= delta;
+    if (fabs(delta - 1) < 1e-15)
+      break;
+  }
+  return front * f;
+}
+
+/* The wait W: 0 with probability 1 - p_wait, else gamma with this mean and
+ * shape (1 / its squared coefficient of variation); lga = lgamma(shape). */
+typedef struct wait_dist {
+  double p_wait, mean_s, shape, lga;
+} wait_dist;
+
+/* P(W > x) for x >= 0. */
+static double wait_tail(const wait_dist *w, double x) {
+  return w->p_wait * gamma_q(w->shape, w->lga, x * w->shape / w->mean_s);
+}
+
+/* P(S + W > t) for S = s50 e^(sigma Z), Z standard normal: P(S > t) plus
+ * the chance that S <= t and W > t - S, the latter integrated over Z by
+ * Simpson's rule on a fixed grid from z = -6.5 (below it the normal density
+ * is under 1e-9) to z(t): deterministic, 40 panels. */
+static double response_tail(double t, double s50, double sigma, const wait_dist *w) {
+  const int panels = 40;
+  double zt = sigma > 0 ? log(t / s50) / sigma : (t >= s50 ? INFINITY : -INFINITY);
+  double above = sigma > 0 ? 0.5 * erfc(zt / sqrt(2.0)) : (t < s50 ? 1.0 : 0.0);
+  if (!(w->p_wait > 0) || zt == -INFINITY)
+    return above;
+  if (sigma == 0)
+    return above + wait_tail(w, t - s50);
+  /* z = zt - span v^3 crowds the nodes near zt, where W's density may be
+   * unbounded (gamma shape below 1) and the integrand is least smooth. */
+  double span = fmax(zt + 6.5, 0.0), h = 1.0 / panels, sum = 0;
+  for (int i = 1; i <= panels; i++) {
+    double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
+    double z = zt - span * v * v * v, s = s50 * exp(sigma * z);
+    sum += wt * 3 * span * v * v * exp(-z * z / 2) * wait_tail(w, fmax(t - s, 0.0));
+  }
+  return above + sum * h / 3 / sqrt(2 * 3.14159265358979323846);
+}
+
+/* The wait of q as a wait_dist (docs/model.md, "Latency"):
+ * - P(W > 0) = C(c, A), Erlang C;
+ * - the conditional mean, Allen-Cunneen's C / (c mu - lambda) x (ca2 + cs2) / 2 / C,
+ *   times Cosmetatos' M/D/c correction 1 + (1 - rho)(c - 1)(sqrt(4 + 5c) - 2) / (16 rho c)
+ *   weighted by (1 - cs2) when cs2 < 1 (Allen-Cunneen alone under-states M/D/c waits),
+ *   at rho >= 0.3;
+ * - the conditional squared coefficient of variation: M/G/1's exact one (Takacs'
+ *   second moment, lognormal holds: E[S^3] / E[S]^3 = (1 + cs2)^3)
+ *     cd2_1 = 2 rho - 1 + 4 (1 - rho)(1 + cs2) / 3,
+ *   damped towards the exponential's 1 by k = max(1, c (1 - rho) + 1/2): with c
+ *   servers a long wait needs about c (1 - rho) long services at once (Foss and
+ *   Korshunov 2006), so the heavy tail fades as idle capacity grows. The
+ *   damping is calibrated on bench/queue_sim. */
+static wait_dist wait_of(const rs_queue *q, const rs_queue_result *r) {
+  wait_dist w = {0, 0, 1, 0};
+  if (!(r->p_wait > 0) || !(r->mean_wait_s > 0))
+    return w;
+  double rho = r->utilization, c = q->servers;
+  double cd2 = 2 * rho - 1 + 4 * (1 - rho) * (1 + q->cs2) / 3;
+  cd2 = 1 + (cd2 - 1) / fmax(1.0, c * (1 - rho) + 0.5);
+  /* Cosmetatos over-states light traffic (Kimura, JORS 1991) and grows
+   * without bound as rho -> 0: below 0.3, the bench's lightest load, it
+   * keeps its value there. */
+  double md = 1.0, rc = fmax(rho, 0.3);
+  if (q->cs2 < 1)
+    md += (1 - q->cs2) * (1 - rc) * (c - 1) * (sqrt(4 + 5 * c) - 2) / (16 * rc * c);
+  w.p_wait = r->p_wait;
+  w.mean_s = md * r->mean_wait_s / r->p_wait;
+  w.shape = 1 / fmax(cd2, 0.05);
+  w.lga = lgamma(w.shape);
+  return w;
+}
+
+/* ln P(S + W > e^u) - ln(1 - p): decreasing in u, zero at the answer; a
+ * tail that underflows counts as 1e-300, so the value stays finite. */
+static double gap(double u, double s50, double sigma, const wait_dist *w, double tail) {
+  return log(fmax(response_tail(exp(u), s50, sigma, w), 1e-300)) - log(tail);
+}
+
+/* Whether q and the lognormal S (median s50_s, s_cs2) describe a response time. */
+static bool valid(const rs_queue *q, double s50_s, double s_cs2) {
+  return q != NULL && s50_s > 0 && isfinite(s50_s) && s_cs2 >= 0 && isfinite(s_cs2) &&
+         q->service_s > 0 && isfinite(q->service_s) && q->arrival_rps >= 0 && q->ca2 >= 0 &&
+         q->cs2 >= 0 && isfinite(q->cs2) && q->servers > 0;
+}
+
+double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, double t) {
+  if (!valid(q, s50_s, s_cs2) || isnan(t))
+    return NAN;
+  rs_queue_result r = rs_queue_eval(q);
+  if (!r.stable)
+    return 1.0;
+  if (!(t > 0))
+    return 1.0;
+  if (isinf(t))
+    return 0.0;
+  wait_dist w = wait_of(q, &r);
+  return response_tail(t, s50_s, sqrt(log1p(s_cs2)), &w);
+}
+
+double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
+  if (!valid(q, s50_s, s_cs2) || !(p > 0 && p < 1))
+    return NAN;
+  rs_queue_result r = rs_queue_eval(q);
+  if (!r.stable)
+    return INFINITY;
+  wait_dist w = wait_of(q, &r);
+  double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
+  /* S >= 0 and W >= 0, so S's quantile bounds the sum's from below; the
+   * upper end doubles until it is above. Then the Illinois variant of
+   * regula falsi on ln t: bracketed, about ten evaluations. */
+  double lo = log(s50_s) + sigma * rs_normal_quantile(p), hi = lo + log(2.0);
+  double flo = gap(lo, s50_s, sigma, &w, tail), fhi = gap(hi, s50_s, sigma, &w, tail);
+  if (!(flo > 0))
+    return exp(lo);
+  for (int i = 0; i < 200 && fhi > 0; i++) {
+    lo = hi, flo = fhi;
+    hi += log(2.0);
+    fhi = gap(hi, s50_s, sigma, &w, tail);
+  }
+  int side = 0;
+  for (int i = 0; i < 100 && hi - lo > 1e-10; i++) {
+    double u = hi - fhi * (hi - lo) / (fhi - flo);
+    if (!(u > lo && u < hi)) /* a secant off the bracket: bisect instead */
+      u = 0.5 * (lo + hi);
+    double fu = gap(u, s50_s, sigma, &w, tail);
+    if (fu == 0)
+      return exp(u);
+    if (fu > 0) {
+      lo = u, flo = fu;
+      if (side == 1)
+        fhi /= 2;
+      side = 1;
+    } else {
+      hi = u, fhi = fu;
+      if (side == -1)
+        flo /= 2;
+      side = -1;
+    }
+  }
+  return exp(0.5 * (lo + hi));
 }

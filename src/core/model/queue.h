@@ -5,7 +5,10 @@
  * exponential (G/G/c). Erlang C comes from the Erlang B recursion, which
  * stays finite and accurate for any number of servers:
  *   B(0) = 1,  B(k) = A B(k-1) / (k + A B(k-1)),  C = c B / (c - A (1 - B)).
- * Times are in seconds. */
+ * A request's latency is its own (lognormal) service time plus its wait, and
+ * its quantile is that of the sum: the wait is 0 with probability C and gamma
+ * beyond, with the Allen-Cunneen mean and a variability that carries heavy-
+ * tailed service (queue.c; checked by bench/queue_sim). Times are in seconds. */
 #ifndef RIGHTSIZE_QUEUE_H
 #define RIGHTSIZE_QUEUE_H
 
@@ -41,8 +44,23 @@ rs_queue_result rs_queue_eval(const rs_queue *q);
  * waits are 0 with probability 1 - C and exponential with rate c mu - lambda
  * beyond, so P(W > t) = C exp(-(c mu - lambda) t); the Allen-Cunneen factor
  * (ca2 + cs2) / 2 stretches that tail the way it scales the mean. 0 when
- * C <= 1 - p; INFINITY when unstable. */
+ * C <= 1 - p; INFINITY when unstable. Its tail is too light for heavy-tailed
+ * service, and adding it to a service quantile is not a latency quantile:
+ * rs_queue_response_quantile is. */
 double rs_queue_wait_quantile(const rs_queue *q, double p);
+
+/* The p-quantile (seconds) of a request's response time R = S + W: S, the request's own latency,
+ * lognormal with median s50_s and squared coefficient of variation s_cs2; W, its wait in queue q
+ * (c servers each held q->service_s per request with variability q->cs2, arrivals q->ca2).
+ * The quantile of the sum, not the sum of quantiles. INFINITY when q is unstable; NaN for bad
+ * input. */
+double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p);
+
+/* P(R > t) for the same R = S + W: the chance a request takes longer than t
+ * seconds. One evaluation where the quantile needs a root search, so "does the
+ * p-quantile meet t?" is rs_queue_response_tail(...) <= 1 - p. 1 when q is
+ * unstable; NaN for bad input. */
+double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, double t);
 
 /* Squared coefficient of variation of a lognormal distribution with the
  * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
