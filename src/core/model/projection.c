@@ -112,7 +112,8 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
 typedef struct solve {
   const rs_proj_model *m;
   double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
-  double *sum; /* per device or group */
+  double *sum;  /* per device or group */
+  double *roof; /* per row: log roofline at the current intensities */
   size_t *cnt;
   size_t skip_row, skip_dev;
 } solve;
@@ -136,7 +137,7 @@ static void alternate(solve *s, bool devices) {
     if (!used(s, i))
       continue;
     size_t at = devices ? r->dev : r->group;
-    s->sum[at] += r->x - row_roof(s, r) - (devices ? s->scale[r->group] : s->eff[r->dev]);
+    s->sum[at] += r->x - s->roof[i] - (devices ? s->scale[r->group] : s->eff[r->dev]);
     s->cnt[at]++;
   }
   for (size_t j = 0; j < k; j++) {
@@ -151,6 +152,8 @@ static void alternate(solve *s, bool devices) {
 /* Efficiencies and scales for the current intensities; returns the SSE. */
 static double solve_given_intensity(solve *s) {
   const rs_proj_model *m = s->m;
+  for (size_t i = 0; i < m->nrows; i++)
+    s->roof[i] = row_roof(s, &m->rows[i]);
   for (size_t j = 0; j < m->ndevices; j++)
     s->eff[j] = 0.0;
   for (int it = 0; it < ALTERNATIONS; it++) {
@@ -162,7 +165,7 @@ static double solve_given_intensity(solve *s) {
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
     if (used(s, i)) {
-      double e = r->x - s->scale[r->group] - s->eff[r->dev] - row_roof(s, r);
+      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i];
       sse += e * e;
     }
   }
@@ -203,9 +206,10 @@ static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
   s->scale = rs_arena_alloc(arena, k * sizeof(double));
   s->sum = rs_arena_alloc(arena, k * sizeof(double));
   s->cnt = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
   memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
-  return s->eff && s->scale && s->sum && s->cnt ? RS_OK : RS_NOMEM;
+  return s->eff && s->scale && s->sum && s->cnt && s->roof ? RS_OK : RS_NOMEM;
 }
 
 static int cmp_double(const void *pa, const void *pb) {
