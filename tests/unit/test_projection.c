@@ -159,6 +159,14 @@ static void test_cpu(void **state) {
   rs_projection i8 = project(f, "g4dn.xlarge", "c6i.large", RS_WORKLOAD_UNKNOWN, RS_PRECISION_INT8,
                              RS_BOUND_COMPUTE);
   assert_rel(i8.ratio, 130.0 * 0.5 / (2 * 28.0 * 4 / 1000.0), 1e-12);
+  /* precision not stated: FP32 on both sides of the CPU path, fp16 elsewhere */
+  rs_projection un = project(f, "g4dn.xlarge", "c6i.large", RS_WORKLOAD_UNKNOWN, RS_PRECISION_COUNT,
+                             RS_BOUND_COMPUTE);
+  assert_int_equal(un.precision, RS_PRECISION_FP32);
+  assert_rel(un.ratio, 8.1 * 0.5 / (2 * 28.0 / 1000.0), 1e-12);
+  un = project(f, "g4dn.xlarge", "g6.xlarge", RS_WORKLOAD_UNKNOWN, RS_PRECISION_COUNT,
+               RS_BOUND_COMPUTE);
+  assert_int_equal(un.precision, RS_PRECISION_FP16);
 }
 
 static void test_precision_figures(void **state) {

@@ -126,7 +126,7 @@ static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
   rs_proj_query q = {d->source,
                      t,
                      p->model.workload_set ? p->model.workload : RS_WORKLOAD_UNKNOWN,
-                     p->model.precision_set ? p->model.precision : RS_PRECISION_FP16,
+                     p->model.precision_set ? p->model.precision : RS_PRECISION_COUNT,
                      p->model.bound,
                      p->model.framework};
   rs_proj_project(&ctx->proj, &q, pr);
@@ -137,10 +137,9 @@ static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
 static const char *projection_text(rs_fit_ctx *ctx, const rs_projection *pr) {
   const char *cls =
       pr->workload == RS_WORKLOAD_UNKNOWN ? "no workload class" : rs_workload_name(pr->workload);
-  return rs_fit_printf(
-      ctx, "%s (%s%s, %s)", rs_proj_path_name(pr->path), cls, pr->inferred ? " inferred" : "",
-      rs_precision_name(ctx->profile->model.precision_set ? ctx->profile->model.precision
-                                                          : RS_PRECISION_FP16));
+  return rs_fit_printf(ctx, "%s (%s%s, %s%s)", rs_proj_path_name(pr->path), cls,
+                       pr->inferred ? " inferred" : "", rs_precision_name(pr->precision),
+                       ctx->profile->model.precision_set ? "" : " assumed");
 }
 
 /* A benchmark's ratio against the projection's: used either way (measured

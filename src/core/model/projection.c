@@ -586,23 +586,32 @@ static bool project_measured(const rs_proj_model *m, const rs_proj_query *q, dou
 
 static rs_confidence lower_one(rs_confidence c) { return c > RS_CONF_LOW ? c - 1 : RS_CONF_LOW; }
 
-void rs_proj_project(const rs_proj_model *m, const rs_proj_query *q, rs_projection *out) {
+void rs_proj_project(const rs_proj_model *m, const rs_proj_query *query, rs_projection *out) {
+  rs_proj_query copy = *query, *q = &copy;
+  bool cpu = q->source->category == RS_CATEGORY_CPU || q->target->category == RS_CATEGORY_CPU ||
+             !q->source->accelerator || !q->target->accelerator;
+  /* unstated: fp16 between accelerators; FP32 on both sides of the CPU
+   * path, so both assume the same fraction of the same kind of peak */
+  if ((unsigned)q->precision >= RS_PRECISION_COUNT)
+    q->precision = cpu ? RS_PRECISION_FP32 : RS_PRECISION_FP16;
   memset(out, 0, sizeof(*out));
   out->ratio = NAN;
+  out->precision = q->precision;
   out->workload = q->workload;
   if (out->workload == RS_WORKLOAD_UNKNOWN) {
     out->workload = rs_proj_infer_workload(q->bound, q->framework);
     out->inferred = out->workload != RS_WORKLOAD_UNKNOWN;
   }
-  if (q->source->category == RS_CATEGORY_CPU || q->target->category == RS_CATEGORY_CPU ||
-      !q->source->accelerator || !q->target->accelerator) {
+  if (cpu) {
     project_cpu(m, q, out);
     return;
   }
   const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
   if (s == t) {
-    *out = (rs_projection){1.0,  RS_PROJ_SAME, out->workload, out->inferred,
-                           0.10, RS_CONF_HIGH, NULL,          NULL};
+    out->ratio = 1.0;
+    out->path = RS_PROJ_SAME;
+    out->band = 0.10;
+    out->cap = RS_CONF_HIGH;
     return;
   }
   double log_i = query_intensity(m, out->workload, q);

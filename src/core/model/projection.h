@@ -94,8 +94,8 @@ rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat
 /* What to project: the two shapes and what the profile says. */
 typedef struct rs_proj_query {
   const rs_instance *source, *target;
-  rs_workload workload; /* RS_WORKLOAD_UNKNOWN: inferred from bound and framework */
-  rs_precision precision;
+  rs_workload workload;   /* RS_WORKLOAD_UNKNOWN: inferred from bound and framework */
+  rs_precision precision; /* RS_PRECISION_COUNT: not stated (fp16; fp32 on the CPU path) */
   rs_bound bound;
   const char *framework; /* NULL when not said */
 } rs_proj_query;
@@ -104,6 +104,7 @@ typedef struct rs_projection {
   double ratio; /* busy time on target / on source, one device each; NaN: none */
   rs_proj_path path;
   rs_workload workload;       /* the class used (RS_WORKLOAD_UNKNOWN: none) */
+  rs_precision precision;     /* the precision whose figures were used */
   bool inferred;              /* the class was inferred, not named */
   double band;                /* relative error band from leave-one-out */
   rs_confidence cap;          /* the most confidence this path allows */
