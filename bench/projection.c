@@ -8,6 +8,7 @@
  * of the projection as the product runs it. Not a test: a measurement. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "projection.h"
@@ -49,6 +50,35 @@ static void print_fit(const rs_proj_model *m) {
          exp(m->prior_log_eff));
 }
 
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The spec ratio rightsize used before the calibration (issue 12):
+ * w x dense FP16 TFLOPS ratio + (1 - w) x bandwidth ratio, on the same pairs. */
+static void print_previous(const rs_proj_model *m, double w) {
+  double *err = malloc((m->nrows * m->nrows + 1) * sizeof(*err)), sum = 0;
+  size_t n = 0;
+  for (size_t i = 0; i < m->nrows; i++)
+    for (size_t j = 0; j < m->nrows; j++) {
+      const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
+      if (i == j || a->group != b->group)
+        continue;
+      const rs_accelerator *x = a->cal->accelerator, *y = b->cal->accelerator;
+      double old =
+          w * x->fp16_tflops / y->fp16_tflops + (1 - w) * x->memory_bw_gbps / y->memory_bw_gbps;
+      err[n] = fabs(old / exp(a->x - b->x) - 1.0);
+      sum += err[n++];
+    }
+  qsort(err, n, sizeof(*err), cmp_double);
+  if (n)
+    printf("%-22s %-20s %5zu  %6.1f%%  %6.1f%%  (mean %.1f%%)\n", "all",
+           w == 1.0 ? "previous, w = 1" : "previous, w = 0.5", n, err[n / 2] * 100.0,
+           err[n - 1] * 100.0, sum / (double)n * 100.0);
+  free(err);
+}
+
 static void print_summary(const rs_proj_model *m) {
   printf("\n%-22s %-20s %5s  %7s  %7s\n", "CLASS", "PATH (leave-one-out)", "PAIRS", "MEDIAN",
          "WORST");
@@ -58,6 +88,8 @@ static void print_summary(const rs_proj_model *m) {
     for (int p = RS_PROJ_MEASURED; p <= RS_PROJ_SPEC; p++)
       print_error(rs_proj_path_name((rs_proj_path)p), cls, m->loo[p][w]);
   }
+  print_previous(m, 1.0);
+  print_previous(m, 0.5);
 }
 
 int main(int argc, char **argv) {
