@@ -11,6 +11,10 @@
 
 #include "projection.h"
 #include "rightsize/catalog.h"
+#include "rightsize/fit.h"
+#include "rightsize/pricing.h"
+#include "rightsize/profile.h"
+#include "rightsize/summary.h"
 #include "test_support.h"
 
 typedef struct fixture {
@@ -232,6 +236,60 @@ static void test_leave_one_out(void **state) {
               f->m.loo[RS_PROJ_SPEC][RS_WORKLOAD_COUNT].median);
 }
 
+static const rs_candidate *candidate(const rs_fit_result *r, const char *name) {
+  for (size_t i = 0; i < r->nfitting; i++)
+    if (strcmp(r->fitting[i].inst->name, name) == 0)
+      return &r->fitting[i];
+  fail_msg("%s does not fit", name);
+  return NULL;
+}
+
+static rs_fit_result *fit_profile(rs_arena *arena, rs_profile *p) {
+  rs_summary *s;
+  rs_catalog *cat;
+  rs_fit_result *r;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_summary_from_profile(&s, arena, p, NULL, &err), RS_OK);
+  assert_int_equal(rs_catalog_default(&cat, arena, &err), RS_OK);
+  assert_int_equal(rs_pricing_apply(cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
+  assert_int_equal(rs_fit(&r, arena, s, cat, RS_BASIS_ONDEMAND, NULL, NULL, &err), RS_OK);
+  return r;
+}
+
+/* A profile benchmark that contradicts the projection beyond its band is
+ * used and flagged, with both numbers; one that agrees is not flagged. */
+static void test_benchmark_crosscheck(void **state) {
+  fixture *f = *state;
+  rs_profile *p;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(
+      rs_profile_load(&p, &f->arena, RS_SOURCE_DIR "/profiles/resnet50-p3.8xlarge.yaml", &err),
+      RS_OK);
+  rs_fit_result *r = fit_profile(&f->arena, p);
+  const rs_candidate *c = candidate(r, "g4dn.xlarge");
+  assert_string_equal(c->basis, "measured");
+  assert_rel(c->ratio, 1.0 / 180.0 / r->demand.busy_s, 1e-12); /* the benchmark is used */
+  assert_true(c->modelled_ratio > 0);
+  assert_true(fabs(c->ratio / c->modelled_ratio - 1.0) > c->error_band);
+  assert_true(c->benchmark_disagrees);
+  bool noted = false;
+  for (size_t i = 0; i < c->nnotes; i++)
+    noted |= strstr(c->notes[i], "benchmark disagrees with the projection") != NULL;
+  assert_true(noted);
+  c = candidate(r, "g6.xlarge"); /* no benchmark: nothing to check */
+  assert_true(isnan(c->modelled_ratio));
+  assert_false(c->benchmark_disagrees);
+  /* a benchmark at the projection's own figure agrees */
+  double modelled = candidate(r, "g4dn.xlarge")->modelled_ratio;
+  p->benchmarks[0].throughput_rps = 1.0 / (r->demand.busy_s * modelled);
+  r = fit_profile(&f->arena, p);
+  c = candidate(r, "g4dn.xlarge");
+  assert_rel(c->ratio, modelled, 1e-9);
+  assert_false(c->benchmark_disagrees);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_measured),
@@ -243,6 +301,7 @@ int main(void) {
       cmocka_unit_test(test_inference),
       cmocka_unit_test(test_g5_projects),
       cmocka_unit_test(test_leave_one_out),
+      cmocka_unit_test(test_benchmark_crosscheck),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -225,14 +225,16 @@ static double median_of(double *v, size_t n) {
 }
 
 /* The efficiency a device without rows is given: the mean of the fitted
- * devices of its architecture, else the median of all. */
+ * devices of its architecture, else the median of all. eff: a solve's
+ * efficiencies by device index, or NULL for the fitted model's. */
 static double prior_eff(const rs_proj_model *m, const double *eff, const rs_accelerator *a) {
   double sum = 0.0;
   size_t n = 0;
   for (size_t j = 0; a->architecture && j < m->ndevices; j++) {
     const char *arch = m->devices[j].accel->architecture;
-    if (!isnan(eff[j]) && m->devices[j].accel != a && arch && strcmp(arch, a->architecture) == 0)
-      sum += eff[j], n++;
+    double e = eff ? eff[j] : m->devices[j].log_eff;
+    if (!isnan(e) && m->devices[j].accel != a && arch && strcmp(arch, a->architecture) == 0)
+      sum += e, n++;
   }
   return n ? sum / (double)n : m->prior_log_eff;
 }
@@ -509,16 +511,7 @@ static void project_cpu(const rs_proj_model *m, const rs_proj_query *q, rs_proje
 static double device_eff(const rs_proj_model *m, const rs_accelerator *a, bool *fitted) {
   size_t d = find_device(m, a);
   *fitted = d != NONE;
-  if (d != NONE)
-    return m->devices[d].log_eff;
-  double sum = 0.0;
-  size_t n = 0;
-  for (size_t j = 0; a->architecture && j < m->ndevices; j++) {
-    const char *arch = m->devices[j].accel->architecture;
-    if (arch && strcmp(arch, a->architecture) == 0)
-      sum += m->devices[j].log_eff, n++;
-  }
-  return n ? sum / (double)n : m->prior_log_eff;
+  return d != NONE ? m->devices[d].log_eff : prior_eff(m, NULL, a);
 }
 
 /* The figure a device lacks for a roofline, or NULL. */
