@@ -4,7 +4,9 @@
 Usage: python3 catalogs/build_catalog.py [SOURCE_DIR] [OUT_FILE]
 
 SOURCE_DIR defaults to catalogs/source (a copy of shared/data: instances.csv,
-accelerators.csv, README.md). The output is deterministic: the same CSVs give
+accelerators.csv, README.md). The calibration section comes from
+catalogs/calibration/mlperf.csv (published per-accelerator throughput; see
+catalogs/calibration/README.md). The output is deterministic: the same CSVs give
 the same bytes, so the catalog's SHA-256 changes only when its facts do.
 Standard library only. See docs/catalog-format.md.
 """
@@ -15,7 +17,7 @@ import re
 import sys
 
 CATALOG_VERSION = "2026.12.0"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: calibration, fp8/tf32, architecture, CPU bandwidth
 PRICES_AS_OF = "2026-01-21"  # newest snapshot; per-row as_of says how old each price is
 
 SOURCES = [
@@ -32,6 +34,8 @@ SOURCES = [
     " (ms.date 2024-07-31, 2024-08-01): Azure accelerator count, GPU memory, network",
     "aws-neuron/aws-neuron-sdk general/arch/neuron-hardware/*.rst: Inferentia, Inferentia2, Trainium specs",
     "cloud.google.com/tpu/docs (v5e, v5p, v6e; v4 via glennklockwood.com): TPU specs",
+    "mlcommons/inference_results_v0.7, v1.1, v3.0, v3.1, v4.0 closed/NVIDIA/results/*/"
+    "mlperf_log_summary.txt (Offline): the calibration section, one source per row",
     "secondary pages citing NVIDIA datasheets (glennklockwood.com, thundercompute.com, sysrqmts.com,"
     " heise.de, grokipedia, winston-zhang-orz/gpu-specs): NVIDIA specs; no NVIDIA datasheet was read",
 ]
@@ -51,14 +55,16 @@ EXTRA_ACCELERATORS = [
 # docs/catalog-format.md): 50% of the FP32 FMA vector peak of one vCPU.
 CPU_EFFICIENCY = 0.5
 CPU_GENERATIONS = {
-    # family: (cpu description, FP32 FLOP/cycle/core, vCPUs per core, all-core GHz)
-    "c6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5),
-    "m6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5),
-    "r6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5),
-    "c7i": ("Intel Xeon 4th gen (Sapphire Rapids), AVX-512 2 FMA units", 32, 2, 3.2),
-    "m7i": ("Intel Xeon 4th gen (Sapphire Rapids), AVX-512 2 FMA units", 32, 2, 3.2),
-    "c7g": ("AWS Graviton3 (Neoverse V1), 2x256-bit SVE", 32, 1, 2.6),
+    # family: (cpu description, FP32 FLOP/cycle/core, vCPUs per core, all-core GHz,
+    #          DRAM GB/s per socket, vCPUs per socket of the largest size)
+    "c6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5, 204.8, 64),
+    "m6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5, 204.8, 64),
+    "r6i": ("Intel Xeon 3rd gen (Ice Lake), AVX-512 2 FMA units", 32, 2, 3.5, 204.8, 64),
+    "c7i": ("Intel Xeon 4th gen (Sapphire Rapids), AVX-512 2 FMA units", 32, 2, 3.2, 307.2, 96),
+    "m7i": ("Intel Xeon 4th gen (Sapphire Rapids), AVX-512 2 FMA units", 32, 2, 3.2, 307.2, 96),
+    "c7g": ("AWS Graviton3 (Neoverse V1), 2x256-bit SVE", 32, 1, 2.6, 307.2, 64),
 }
+CPU_DRAM = {204.8: "8 channels DDR4-3200", 307.2: "8 channels DDR5-4800"}
 
 NEURON_GIB = {"Inferentia1", "Inferentia2"}  # the Neuron docs give GiB and GiB/s
 
@@ -119,9 +125,12 @@ def accel_entries(rows):
         for col, field in (("bf16_fp16_tensor_dense_tflops", "fp16_tflops"),
                            ("bf16_fp16_tensor_sparse_tflops", "fp16_sparse_tflops"),
                            ("int8_dense_tops", "int8_tops"), ("fp32_tflops", "fp32_tflops"),
-                           ("tdp_w", "tdp_w")):
+                           ("fp8_dense_tflops", "fp8_tflops"),
+                           ("tf32_dense_tflops", "tf32_tflops"), ("tdp_w", "tdp_w")):
             if r[col]:
                 e.append((field, num(r[col])))
+        if r["architecture"]:
+            e.append(("architecture", q(r["architecture"])))
         e.append(("source", q(r["source"])))
         if notes.strip():
             e.append(("notes", q(notes.strip())))
@@ -135,13 +144,18 @@ def accel_entries(rows):
 
 
 def cpu_fields(family):
-    desc, flop, per_core, ghz = CPU_GENERATIONS[family]
+    desc, flop, per_core, ghz, dram, per_socket = CPU_GENERATIONS[family]
     peak = flop * ghz / per_core
     eff = round(peak * CPU_EFFICIENCY, 3)
+    bw = round(dram / per_socket, 3)
     note = ("ASSUMPTION cpu_gflops_per_vcpu = %g%% of FP32 vector peak per vCPU: %s,"
             " %d FP32 FLOP/cycle/core x %.1f GHz all-core / %d vCPU per core = %g GFLOPS peak"
-            " per vCPU (not measured)" % (CPU_EFFICIENCY * 100, desc, flop, ghz, per_core, peak))
-    return [("cpu", q(desc)), ("cpu_gflops_per_vcpu", num(repr(eff)))], note
+            " per vCPU (not measured); ASSUMPTION cpu_memory_gbps_per_vcpu = %s (%g GB/s per"
+            " socket) / %d vCPUs per socket = %g GB/s (a fair share of peak DRAM bandwidth,"
+            " not measured)" % (CPU_EFFICIENCY * 100, desc, flop, ghz, per_core, peak,
+                                CPU_DRAM[dram], dram, per_socket, bw))
+    return [("cpu", q(desc)), ("cpu_gflops_per_vcpu", num(repr(eff))),
+            ("cpu_memory_gbps_per_vcpu", num(repr(bw)))], note
 
 
 def network(r):
@@ -246,6 +260,35 @@ def emit_entry(lines, entry):
             lines.append("%s%s: %s" % (lead, k, v))
 
 
+CALIBRATION_COLUMNS = [("class", False), ("model", True), ("benchmark", True),
+                       ("accelerator", True), ("per_accelerator", None), ("unit", True),
+                       ("system_throughput", None), ("accelerators", None), ("precision", False),
+                       ("software", True), ("round", True), ("scenario", True),
+                       ("submitter", True), ("system", True), ("source", True), ("notes", True)]
+
+
+def calibration_entries(path, accel_keys):
+    """Rows of calibration/mlperf.csv, checked against the accelerator keys."""
+    with open(path, newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    out = []
+    for r in rows:
+        if r["accelerator"] not in accel_keys:
+            raise SystemExit("calibration: unknown accelerator %r" % r["accelerator"])
+        per = float(r["system_throughput"]) / float(r["accelerators"])
+        if abs(per - float(r["per_accelerator"])) > 1e-6 * per:
+            raise SystemExit("calibration: %s %s: per_accelerator %s != system / count"
+                             % (r["round"], r["system"], r["per_accelerator"]))
+        e = []
+        for col, quoted in CALIBRATION_COLUMNS:
+            key = "throughput" if col == "per_accelerator" else col
+            if col == "notes" and not r[col]:
+                continue
+            e.append((key, q(r[col]) if quoted else (num(r[col]) if quoted is None else r[col])))
+        out.append(e)
+    return out
+
+
 def build(src):
     with open(os.path.join(src, "accelerators.csv"), newline="", encoding="utf-8") as f:
         accels = list(csv.DictReader(f))
@@ -267,6 +310,10 @@ def build(src):
     extra = set()
     for r in insts:
         emit_entry(lines, instance_entry(r, extra))
+    cal = os.path.join(os.path.dirname(os.path.abspath(__file__)), "calibration", "mlperf.csv")
+    lines.append("calibration:")
+    for e in calibration_entries(cal, {r["accelerator_key"] for r in accels}):
+        emit_entry(lines, e)
     return "\n".join(lines) + "\n", len(accels) + len(EXTRA_ACCELERATORS), len(insts)
 
 

@@ -13,11 +13,15 @@
 
 #include "rightsize/arena.h"
 #include "rightsize/error.h"
+#include "rightsize/workload.h"
 
 #define RS_CATALOG_SHA256_HEX_SIZE 65 /* 64 hex digits and a NUL */
 
-
-#define RS_CATALOG_SCHEMA_MAJOR 1
+/* Schema versions this rightsize reads: 1, and 2 (which adds the
+ * calibration section, fp8/tf32 figures, architecture and the CPU memory
+ * bandwidth per vCPU; docs/catalog-format.md). */
+#define RS_CATALOG_SCHEMA_MIN 1
+#define RS_CATALOG_SCHEMA_MAJOR 2
 #define RS_CATALOG_MAX_BYTES ((size_t)16 << 20)
 
 typedef enum {
@@ -49,7 +53,8 @@ typedef struct rs_accelerator {
   const char *form_factor; /* NULL when unknown */
   const char *memory_type; /* NULL when unknown */
   const char *source;
-  const char *notes; /* NULL when none */
+  const char *notes;        /* NULL when none */
+  const char *architecture; /* "Hopper", "Ada Lovelace"; NULL when not said */
   rs_accel_family family;
   double memory_bytes;   /* per device */
   double memory_bw_gbps; /* GB/s (10^9 bytes/s) */
@@ -57,6 +62,8 @@ typedef struct rs_accelerator {
   double fp16_sparse_tflops;
   double int8_tops; /* dense */
   double fp32_tflops;
+  double fp8_tflops;  /* dense FP8 tensor; NaN where the device has none */
+  double tf32_tflops; /* dense TF32 tensor; NaN where the device has none */
   double tdp_w;
   size_t line, col; /* where the entry starts in the catalog file */
 } rs_accelerator;
@@ -80,7 +87,8 @@ typedef struct rs_instance {
   double
       accelerator_memory_bytes; /* per device (the fraction for partial GPUs); NaN when unknown */
   double cpu_gflops_per_vcpu;   /* effective FP32 inference GFLOPS per vCPU (an assumption) */
-  double network_gbps;          /* the rating, burst when network_up_to */
+  double cpu_memory_gbps_per_vcpu; /* DRAM bandwidth share of one vCPU, GB/s; NaN unknown */
+  double network_gbps;             /* the rating, burst when network_up_to */
   double network_baseline_gbps;
   bool network_up_to;
   double ondemand_usd_per_hour;
@@ -90,6 +98,24 @@ typedef struct rs_instance {
                                 rs_pricing_apply said otherwise); NaN when unpriced */
   size_t line, col;
 } rs_instance;
+
+/* One published measurement (the catalog's calibration section): the
+ * per-accelerator throughput of a benchmark in one round. Rows of the same
+ * model and round form a group: ratios are taken inside a group. */
+typedef struct rs_calibration {
+  rs_workload workload;
+  const char *model;     /* "resnet50": with round, the group */
+  const char *benchmark; /* "resnet50", "gptj-99.9" */
+  const rs_accelerator *accelerator;
+  double throughput;        /* per accelerator, in unit */
+  const char *unit;         /* "samples/s" */
+  double system_throughput; /* as published, for the whole system */
+  double accelerators;      /* accelerators in the system */
+  rs_precision precision;
+  const char *software, *round, *scenario, *submitter, *system, *source;
+  const char *notes; /* NULL when none */
+  size_t line, col;
+} rs_calibration;
 
 typedef struct rs_catalog {
   const char *path; /* file name as loaded, or the embedded file's name */
@@ -103,6 +129,8 @@ typedef struct rs_catalog {
   size_t naccelerators;
   rs_instance *instances;
   size_t ninstances;
+  rs_calibration *calibration; /* schema 2; none in a schema-1 catalog */
+  size_t ncalibration;
   char sha256[RS_CATALOG_SHA256_HEX_SIZE]; /* of the exact file bytes: 64 hex digits and a NUL */
   bool embedded;
 } rs_catalog;

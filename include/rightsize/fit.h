@@ -176,6 +176,11 @@ typedef struct rs_candidate {
   double host_cpu_util, net_util; /* NaN unknown */
   rs_constraint binding;          /* the tightest constraint at this replica count */
   double error_band;              /* relative error of the projection */
+  /* A profile benchmark on this shape (or its device) checked against the
+   * projection: what the model says (same units as ratio; NaN when not
+   * checked) and whether the two differ by more than the model's band. */
+  double modelled_ratio;
+  bool benchmark_disagrees;
   /* cost */
   double usd_per_hour, usd_per_month, usd_per_million, savings_month, savings_pct;
   rs_confidence confidence;

@@ -15,6 +15,7 @@
 #include "rightsize/error.h"
 #include "rightsize/ingest.h"
 #include "rightsize/metric.h"
+#include "rightsize/workload.h"
 
 #define RS_PROFILE_SCHEMA_MAJOR 1
 
@@ -95,7 +96,11 @@ typedef struct rs_profile {
     double prealloc_fraction; /* fraction it grabs (0.9 default for both) */
     rs_kv_cache kv;
     rs_bound bound;
-    bool shardable; /* may be split across the devices of one instance */
+    bool workload_set;      /* model.workload given (else inferred, docs/model.md) */
+    rs_workload workload;   /* when workload_set */
+    bool precision_set;     /* model.precision given (else fp16) */
+    rs_precision precision; /* when precision_set */
+    bool shardable;         /* may be split across the devices of one instance */
   } model;
   struct {
     const char *provider; /* aws, gcp, azure */

@@ -64,6 +64,18 @@ static void test_shipped_catalog_facts(void **state) {
   assert_string_equal(cat->version, "2026.12.0");
   assert_string_equal(cat->currency, "USD");
   assert_true(cat->embedded);
+  /* schema 2: the calibration table the projection is fitted to (issue 12) */
+  assert_int_equal(cat->schema_version, 2);
+  assert_int_equal(cat->ncalibration, 37);
+  assert_string_equal(cat->calibration[0].accelerator->key, "T4");
+  assert_int_equal(cat->calibration[0].workload, RS_WORKLOAD_VISION_CNN);
+  assert_int_equal(cat->calibration[0].precision, RS_PRECISION_INT8);
+  assert_near(cat->calibration[0].throughput, 6035.57, 0);
+  for (size_t i = 0; i < cat->ncalibration; i++) {
+    const rs_calibration *c = &cat->calibration[i];
+    assert_near(c->throughput * c->accelerators, c->system_throughput, 1e-6 * c->system_throughput);
+    assert_non_null(strstr(c->source, "mlperf_log_summary.txt"));
+  }
   p3 = rs_catalog_find(cat, "p3.8xlarge");
   assert_non_null(p3);
   assert_string_equal(p3->accelerator->key, "V100-SXM2-16GB");
@@ -110,9 +122,14 @@ static void test_shipped_unknowns_stay_unknown(void **state) {
   assert_true(isnan(rs_catalog_find(cat, "Standard_ND96isr_H100_v5")->spot_usd_per_hour));
   assert_near(rs_catalog_find(cat, "Standard_NC8ads_A10_v4")->ondemand_usd_per_hour, 1.1, 0);
   t4g = rs_catalog_find_accelerator(cat, "T4G");
-  assert_true(isnan(t4g->fp16_tflops));
-  assert_true(isnan(t4g->tdp_w));
+  assert_near(t4g->fp16_tflops, 65, 0); /* issue 12: filled from a source */
+  assert_near(t4g->memory_bw_gbps, 320, 0);
   assert_near(t4g->memory_bytes, 16e9, 0);
+  assert_true(isnan(t4g->fp8_tflops)); /* Turing has no FP8 */
+  assert_true(isnan(rs_catalog_find_accelerator(cat, "H100-NVL-94GB")->fp16_tflops));
+  assert_near(rs_catalog_find_accelerator(cat, "A10G")->fp16_tflops, 70, 0);
+  assert_near(rs_catalog_find_accelerator(cat, "K80")->fp32_tflops, 4.37, 0);
+  assert_near(rs_catalog_find(cat, "Standard_NC40ads_H100_v5")->accelerator_memory_bytes, 94e9, 0);
 }
 
 static void test_load_file_hash_is_of_bytes(void **state) {
@@ -256,9 +273,33 @@ static void test_wrong_type(void **state) {
                RS_INVALID, 19, 14, "instances[0].network: expected a mapping, got '10'");
 }
 
+#define CAL_ROW                                                                                    \
+  "calibration:\n  - {class: vision-cnn, model: m, benchmark: m, accelerator: T4, "                \
+  "throughput: 10, unit: samples/s, system_throughput: 10, accelerators: 1, precision: int8, "     \
+  "software: s, round: v1, scenario: Offline, submitter: x, system: y, source: z}\n"
+
+/* The calibration section: schema 2 only, every field checked. */
+static void test_calibration_section(void **state) {
+  expect_error(*state, "schema_version: 1\n", "schema_version: 1\n" CAL_ROW, RS_INVALID, 3, 3,
+               "calibration: needs schema_version 2, the file says 1");
+  expect_error(*state, "schema_version: 1\n", "schema_version: 2\n" CAL_ROW, RS_OK, 0, 0, NULL);
+  expect_error(*state, "schema_version: 1\n", "schema_version: 2\n" CAL_ROW "  - {class: speech}\n",
+               RS_INVALID, 4, 13,
+               "calibration[1].class: expected vision-cnn, transformer-encoder, detection or "
+               "llm-decode, got 'speech'");
+  expect_error(*state, "schema_version: 1\n",
+               "schema_version: 2\ncalibration:\n  - {class: vision-cnn, precision: int8, "
+               "accelerator: A100}\n",
+               RS_INVALID, 3, 55,
+               "calibration[0].accelerator: expected an accelerator key of this catalog, got "
+               "'A100'");
+}
+
 static void test_schema_major(void **state) {
-  expect_error(*state, "schema_version: 1", "schema_version: 2", RS_INVALID, 1, 17,
-               "unsupported schema_version 2, this rightsize reads schema 1");
+  expect_error(*state, "schema_version: 1", "schema_version: 3", RS_INVALID, 1, 17,
+               "unsupported schema_version 3, this rightsize reads schema 1 to 2");
+  expect_error(*state, "schema_version: 1", "schema_version: 0", RS_INVALID, 1, 17,
+               "unsupported schema_version 0, this rightsize reads schema 1 to 2");
   expect_error(*state, "schema_version: 1", "schema_version: 1.1", RS_INVALID, 1, 17,
                "schema_version: expected an integer, got '1.1'");
 }
@@ -328,6 +369,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_missing_required, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_wrong_type, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_schema_major, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_calibration_section, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_unknown_keys, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_cross_field_rules, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_cpu_needs_throughput, setup_arena, teardown_arena),

@@ -12,6 +12,7 @@
 #include "rightsize/fit.h"
 #include "rightsize/pricing.h"
 #include "rightsize/profile.h"
+#include "projection.h"
 #include "queue.h"
 #include "rightsize/summary.h"
 #include "test_fit_support.h"
@@ -153,36 +154,36 @@ static void test_demand(void **state) {
   assert_rel(r->demand.busy_s, 0.020, 1e-12);
 }
 
-/* V100 -> T4: the compute ratio 125/65, the bandwidth ratio 900/320, or
- * their even mix, applied to busy time and to the device's share of the
- * service latency. */
+/* The fit takes the projection's ratio, band and confidence cap
+ * (projection.c; tests/unit/test_projection.c tests the projection itself). */
 static void test_projection(void **state) {
-  static const struct {
-    rs_bound bound;
-    double ratio;
-  } cases[] = {{RS_BOUND_COMPUTE, 125.0 / 65.0},
-               {RS_BOUND_MEMORY, 900.0 / 320.0},
-               {RS_BOUND_UNKNOWN, 0.5 * 125.0 / 65.0 + 0.5 * 900.0 / 320.0}};
+  static const rs_bound bounds[] = {RS_BOUND_COMPUTE, RS_BOUND_MEMORY, RS_BOUND_UNKNOWN};
   for (size_t i = 0; i < 3; i++) {
     world w;
     bool fits;
+    rs_proj_model m;
+    rs_projection pr;
     world_init(&w, *state);
-    w.p.model.bound = cases[i].bound;
+    w.p.model.bound = bounds[i];
     rs_fit_result *r = fit_ok(&w, *state);
     const rs_candidate *c = find(r, "g4dn.xlarge", &fits);
     assert_true(fits);
-    assert_rel(c->ratio, cases[i].ratio, 1e-12);
-    assert_rel(c->service_s, 0.010 * cases[i].ratio, 1e-12);
+    assert_int_equal(rs_proj_fit(&m, *state, w.cat, true), RS_OK);
+    rs_proj_query q = {r->demand.source,  c->inst,   RS_WORKLOAD_UNKNOWN,
+                       RS_PRECISION_FP16, bounds[i], NULL};
+    rs_proj_project(&m, &q, &pr);
+    assert_rel(c->ratio, pr.ratio, 1e-12);
+    assert_rel(c->error_band, pr.band, 1e-12);
+    assert_rel(c->service_s, 0.010 * pr.ratio, 1e-12);
     /* busy 10 ms > p50 5 ms: the device holds the whole latency */
-    assert_rel(c->service_q_ms, r->demand.service_q_ms * cases[i].ratio, 1e-12);
+    assert_rel(c->service_q_ms, r->demand.service_q_ms * pr.ratio, 1e-12);
     assert_rel(c->util, 20.0 * c->service_s / c->servers, 1e-12);
-    assert_true(c->confidence ==
-                (cases[i].bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM));
+    assert_true(c->confidence <= pr.cap);
     /* latency = the p99 of service + wait at that count (the quantile of the
      * sum, queue.h), the service lognormal with the candidate's p99 and cs2 */
-    rs_queue q = {c->servers, 20.0, c->queue_s, 1.0, c->cs2};
+    rs_queue qu = {c->servers, 20.0, c->queue_s, 1.0, c->cs2};
     double s50 = c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(0.99));
-    assert_rel(c->latency_q_ms, rs_queue_response_quantile(&q, s50, c->cs2, 0.99) * 1e3, 1e-9);
+    assert_rel(c->latency_q_ms, rs_queue_response_quantile(&qu, s50, c->cs2, 0.99) * 1e3, 1e-9);
     assert_rel(c->wait_q_ms, c->latency_q_ms - c->service_q_ms, 1e-9);
   }
 }
@@ -296,7 +297,11 @@ static void test_memory(void **state) {
   assert_true(fits);
   assert_int_equal(c->devices_per_server, 4);
   assert_int_equal(c->servers_per_replica, 2);
-  assert_int_equal(c->confidence, RS_CONF_MEDIUM);
+  assert_true(c->confidence <= RS_CONF_MEDIUM); /* sharded: at most medium */
+  bool said = false;
+  for (size_t i = 0; i < c->nreasons; i++)
+    said |= strstr(c->reasons[i], "sharded over 4 devices") != NULL;
+  assert_true(said);
 }
 
 static void test_current_missing(void **state) {

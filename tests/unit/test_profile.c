@@ -148,6 +148,8 @@ static void test_minimal_defaults(void **state) {
   assert_true(isnan(p->model.activation_bytes_per_sample));
   assert_int_equal(p->model.max_batch, 1);
   assert_int_equal(p->model.bound, RS_BOUND_UNKNOWN);
+  assert_false(p->model.workload_set);  /* inferred by the projection */
+  assert_false(p->model.precision_set); /* fp16 */
   assert_false(p->model.shardable);
   assert_false(p->model.preallocates);
   assert_near(p->model.prealloc_fraction, 0.9);
@@ -163,6 +165,15 @@ static void test_minimal_defaults(void **state) {
   assert_int_equal(p->nfiles, 1);
   assert_int_equal(p->nrows, 0);
   assert_int_equal(p->nbenchmarks, 0);
+}
+
+/* model.workload and model.precision (issue 12). */
+static void test_workload_precision(void **state) {
+  rs_profile *p = load_ok(state, DATA "workload-precision.yaml");
+  assert_true(p->model.workload_set);
+  assert_int_equal(p->model.workload, RS_WORKLOAD_TRANSFORMER_ENCODER);
+  assert_true(p->model.precision_set);
+  assert_int_equal(p->model.precision, RS_PRECISION_INT8);
 }
 
 static void test_inline_rows(void **state) {
@@ -272,6 +283,11 @@ static const bad_case bad_cases[] = {
     {"err-inline-column.yaml", RS_INVALID, 9, 33,
      "unknown column 'gpu_utl_pct' in an inline row, expected a native column name (see "
      "docs/samples-format.md); did you mean 'gpu_util_pct'?"},
+    {"err-workload.yaml", RS_INVALID, 5, 13,
+     "model.workload: unknown value 'speech', expected one of: vision-cnn, transformer-encoder, "
+     "detection, llm-decode"},
+    {"err-precision.yaml", RS_INVALID, 5, 14,
+     "model.precision: unknown value 'int4', expected one of: fp32, tf32, fp16, bf16, fp8, int8"},
     {"err-size-unit.yaml", RS_INVALID, 5, 12,
      "model.weights: expected a size with a unit, such as 98MiB or 16GB, got '98'"},
 };
@@ -328,6 +344,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_full_yaml, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_json_twin_is_identical, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_workload_precision, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_minimal_defaults, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_inline_rows, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_sample_path_resolution, setup_arena, teardown_arena),

@@ -94,7 +94,9 @@ static const char *const accel_keys[] = {"key",         "vendor",
                                          "fp16_tflops", "fp16_sparse_tflops",
                                          "int8_tops",   "fp32_tflops",
                                          "tdp_w",       "source",
-                                         "notes",       NULL};
+                                         "notes",       "architecture",
+                                         "fp8_tflops",  "tf32_tflops",
+                                         NULL};
 static const char *const accel_families[] = {"nvidia-gpu", "inferentia", "trainium", "tpu", NULL};
 
 static rs_status accel_numbers(const parse_ctx *c, const rs_node *m, size_t i, rs_accelerator *a) {
@@ -110,6 +112,10 @@ static rs_status accel_numbers(const parse_ctx *c, const rs_node *m, size_t i, r
     st = get_number(c, m, L, i, "int8_tops", false, &a->int8_tops);
   if (st == RS_OK)
     st = get_number(c, m, L, i, "fp32_tflops", false, &a->fp32_tflops);
+  if (st == RS_OK)
+    st = get_number(c, m, L, i, "fp8_tflops", false, &a->fp8_tflops);
+  if (st == RS_OK)
+    st = get_number(c, m, L, i, "tf32_tflops", false, &a->tf32_tflops);
   if (st == RS_OK)
     st = get_number(c, m, L, i, "tdp_w", false, &a->tdp_w);
   return st;
@@ -133,7 +139,8 @@ static rs_status parse_accel(const parse_ctx *c, const rs_node *m, size_t i, rs_
       (st = get_string(c, m, L, i, "form_factor", false, &a->form_factor)) != RS_OK ||
       (st = get_string(c, m, L, i, "memory_type", false, &a->memory_type)) != RS_OK ||
       (st = get_string(c, m, L, i, "source", true, &a->source)) != RS_OK ||
-      (st = get_string(c, m, L, i, "notes", false, &a->notes)) != RS_OK)
+      (st = get_string(c, m, L, i, "notes", false, &a->notes)) != RS_OK ||
+      (st = get_string(c, m, L, i, "architecture", false, &a->architecture)) != RS_OK)
     return st;
   a->family = (rs_accel_family)fam;
   return accel_numbers(c, m, i, a);
@@ -176,6 +183,7 @@ static const char *const instance_keys[] = {"provider",
                                             "accelerator_basis",
                                             "cpu",
                                             "cpu_gflops_per_vcpu",
+                                            "cpu_memory_gbps_per_vcpu",
                                             "network",
                                             "ondemand_usd_per_hour",
                                             "spot_usd_per_hour",
@@ -257,6 +265,8 @@ static rs_status parse_instance_numbers(const parse_ctx *c, const rs_node *m, si
           RS_OK ||
       (st = get_number(c, m, L, i, "cpu_gflops_per_vcpu", false, &in->cpu_gflops_per_vcpu)) !=
           RS_OK ||
+      (st = get_number(c, m, L, i, "cpu_memory_gbps_per_vcpu", false,
+                       &in->cpu_memory_gbps_per_vcpu)) != RS_OK ||
       (st = get_number(c, m, L, i, "ondemand_usd_per_hour", false, &in->ondemand_usd_per_hour)) !=
           RS_OK ||
       (st = get_number(c, m, L, i, "spot_usd_per_hour", false, &in->spot_usd_per_hour)) != RS_OK)
@@ -375,9 +385,9 @@ static rs_status parse_sources(const parse_ctx *c, const rs_node *seq, rs_catalo
   return RS_OK;
 }
 
-static const char *const top_keys[] = {
-    "schema_version", "catalog_version", "prices_as_of", "currency",
-    "sources",        "accelerators",    "instances",    NULL};
+static const char *const top_keys[] = {"schema_version", "catalog_version", "prices_as_of",
+                                       "currency",       "sources",         "accelerators",
+                                       "instances",      "calibration",     NULL};
 
 static rs_status parse_header(const parse_ctx *c, const rs_node *root, rs_catalog *cat) {
   const rs_node *n;
@@ -386,10 +396,10 @@ static rs_status parse_header(const parse_ctx *c, const rs_node *root, rs_catalo
   if ((st = need(c, root, "catalog", "schema_version", &n)) != RS_OK ||
       (st = rs_node_uint(n, c->path, "schema_version", 1000000, &schema, c->err)) != RS_OK)
     return st;
-  if (schema != RS_CATALOG_SCHEMA_MAJOR)
+  if (schema < RS_CATALOG_SCHEMA_MIN || schema > RS_CATALOG_SCHEMA_MAJOR)
     return rs_error_set(c->err, RS_INVALID, c->path, n->line, n->col,
-                        "unsupported schema_version %llu, this rightsize reads schema %d",
-                        (unsigned long long)schema, RS_CATALOG_SCHEMA_MAJOR);
+                        "unsupported schema_version %llu, this rightsize reads schema %d to %d",
+                        (unsigned long long)schema, RS_CATALOG_SCHEMA_MIN, RS_CATALOG_SCHEMA_MAJOR);
   cat->schema_version = (unsigned)schema;
   if ((st = rs_node_check_keys(root, c->path, "the catalog", top_keys, c->err)) != RS_OK ||
       (st = need(c, root, "catalog", "catalog_version", &n)) != RS_OK ||
@@ -417,7 +427,14 @@ rs_status rs_catalog_from_doc(rs_catalog *cat, rs_arena *arena, const rs_doc *do
       (st = parse_header(&c, root, cat)) != RS_OK ||
       (st = need(&c, root, "catalog", "accelerators", &n)) != RS_OK ||
       (st = parse_accels(&c, n, cat)) != RS_OK ||
-      (st = need(&c, root, "catalog", "instances", &n)) != RS_OK)
+      (st = need(&c, root, "catalog", "instances", &n)) != RS_OK ||
+      (st = parse_instances(&c, n, cat)) != RS_OK)
     return st;
-  return parse_instances(&c, n, cat);
+  if ((n = rs_node_get(root, "calibration")) == NULL)
+    return RS_OK;
+  if (cat->schema_version < 2)
+    return rs_error_set(err, RS_INVALID, doc->path, n->line, n->col,
+                        "calibration: needs schema_version 2, the file says %u",
+                        cat->schema_version);
+  return rs_catalog_parse_calibration(cat, arena, doc->path, n, err);
 }

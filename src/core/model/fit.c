@@ -142,45 +142,49 @@ static unsigned family_of(const rs_instance *in) {
   return RS_FAMILY_CPU;
 }
 
-/* Effective GFLOPS of one server for the CPU projection: a CPU shape's
- * vCPUs x per-vCPU figure, an accelerator at the same fraction of its FP32
- * peak as the per-vCPU figure assumes. NaN when unknown. */
-static double cpu_side_gflops(const rs_instance *in) {
-  if (in->category == RS_CATEGORY_CPU)
-    return in->vcpus * in->cpu_gflops_per_vcpu;
-  return in->accelerator ? in->accelerator->fp32_tflops * 1e3 * RS_FIT_CPU_EFFICIENCY : NAN;
+/* Busy time on target / busy time on source for one device, through the
+ * projection calibrated on the catalog's published measurements. */
+static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
+                      rs_projection *pr) {
+  const rs_profile *p = ctx->profile;
+  rs_proj_query q = {d->source,
+                     t,
+                     p->model.workload_set ? p->model.workload : RS_WORKLOAD_UNKNOWN,
+                     p->model.precision_set ? p->model.precision : RS_PRECISION_COUNT,
+                     p->model.bound,
+                     p->model.framework};
+  rs_proj_project(&ctx->proj, &q, pr);
+  return pr->ratio;
 }
 
-/* Busy time on target / busy time on source for one device, and how. */
-static double project(const rs_demand *d, const rs_instance *t, const char **how) {
-  const rs_instance *s = d->source;
-  if (s->category == RS_CATEGORY_CPU || t->category == RS_CATEGORY_CPU) {
-    double gs = cpu_side_gflops(s), gt = cpu_side_gflops(t);
-    *how = "effective FP32 throughput ratio (CPU)";
-    return gs > 0 && gt > 0 ? gs / gt : NAN;
-  }
-  if (s->accelerator == t->accelerator) {
-    *how = "same device";
-    return 1.0;
-  }
-  double rc = rs_fit_tflops(s) / rs_fit_tflops(t), rb = rs_fit_bandwidth(s) / rs_fit_bandwidth(t);
-  double w = d->mix_compute;
-  if (isfinite(rc) && isfinite(rb)) {
-    *how = w == 1.0   ? "dense FP16 TFLOPS ratio (compute-bound)"
-           : w == 0.0 ? "memory bandwidth ratio (memory-bound)"
-                      : "even mix of TFLOPS and bandwidth ratios";
-    return w * rc + (1.0 - w) * rb;
-  }
-  if (isfinite(rc) && w > 0) {
-    *how = "dense FP16 TFLOPS ratio (bandwidth unknown)";
-    return rc;
-  }
-  if (isfinite(rb) && w < 1) {
-    *how = "memory bandwidth ratio (TFLOPS unknown)";
-    return rb;
-  }
-  *how = NULL;
-  return NAN;
+/* How a projection was made, for the basis and the confidence reasons. */
+static const char *projection_text(rs_fit_ctx *ctx, const rs_projection *pr) {
+  const char *cls =
+      pr->workload == RS_WORKLOAD_UNKNOWN ? "no workload class" : rs_workload_name(pr->workload);
+  return rs_fit_printf(ctx, "%s (%s%s, %s%s)", rs_proj_path_name(pr->path), cls,
+                       pr->inferred ? " inferred" : "", rs_precision_name(pr->precision),
+                       ctx->profile->model.precision_set ? "" : " assumed");
+}
+
+/* A benchmark's ratio against the projection's: used either way (measured
+ * beats modelled), flagged when they differ by more than the band. */
+static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note);
+
+static void crosscheck(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, double per) {
+  rs_projection pr;
+  double modelled = project(ctx, d, c->inst, &pr);
+  c->modelled_ratio = NAN;
+  if (isnan(c->ratio) || isnan(modelled))
+    return;
+  c->modelled_ratio = pr.ratio / per;
+  if (fabs(c->ratio / c->modelled_ratio - 1.0) <= pr.band)
+    return;
+  c->benchmark_disagrees = true;
+  add_note(ctx, c,
+           rs_fit_printf(ctx,
+                         "benchmark disagrees with the projection: busy-time ratio %.3f measured, "
+                         "%.3f modelled by %s, beyond its +/-%.0f%% band (the benchmark is used)",
+                         c->ratio, c->modelled_ratio, projection_text(ctx, &pr), pr.band * 100.0));
 }
 
 static const rs_benchmark *find_benchmark(const rs_profile *p, const char *name) {
@@ -289,6 +293,44 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
   return true;
 }
 
+/* The basis, error band and confidence reasons a projection gives. */
+static void projection_confidence(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
+                                  const rs_projection *pr, reasons *r) {
+  unsigned fs = family_of(d->source), ft = family_of(c->inst);
+  const char *src = d->source->accelerator ? d->source->accelerator->name : d->source->name;
+  if (pr->path == RS_PROJ_SAME) {
+    c->basis = "observed device";
+    c->error_band = 0.10;
+    return;
+  }
+  c->basis = rs_fit_printf(ctx, "modelled: %s", projection_text(ctx, pr));
+  c->error_band = pr->band;
+  lower(r, pr->cap,
+        rs_fit_printf(ctx, "projected from %s by %s, leave-one-out band +/-%.0f%%", src,
+                      projection_text(ctx, pr), pr->band * 100.0));
+  if (fs != ft)
+    lower(r, RS_CONF_LOW,
+          rs_fit_printf(ctx, "cross-family projection (%s to %s)", rs_family_name(fs),
+                        rs_family_name(ft)));
+  if (pr->path == RS_PROJ_CPU)
+    lower(r, RS_CONF_LOW, "CPU throughput from assumed per-vCPU figures, not measured");
+  if (pr->lacking != NULL)
+    lower(
+        r, RS_CONF_LOW,
+        rs_fit_printf(ctx, "%s lacks a %s figure: projected from the figures that exist",
+                      pr->lacking->accelerator ? pr->lacking->accelerator->name : pr->lacking->name,
+                      pr->figure));
+  if (pr->workload == RS_WORKLOAD_UNKNOWN)
+    lower(r, ctx->profile->model.bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : RS_CONF_MEDIUM,
+          ctx->profile->model.bound == RS_BOUND_UNKNOWN
+              ? "neither model.workload nor model.bound given: projected between the classes"
+              : "model.workload not given: projected by model.bound");
+  else if (pr->inferred)
+    lower(r, RS_CONF_MEDIUM,
+          rs_fit_printf(ctx, "workload class %s inferred from model.bound or the framework",
+                        rs_workload_name(pr->workload)));
+}
+
 /* Busy time per server and the service's latency quantile on this shape. */
 static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl,
                         reasons *r) {
@@ -316,6 +358,8 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
       c->error_band = 0.10;
     }
     c->ratio = isnan(d->busy_s) ? NAN : pl->service_s / d->busy_s;
+    /* per-replica figures compare with the per-device projection over the devices */
+    crosscheck(ctx, d, c, on == NULL && in->accelerator_count > 0 ? in->accelerator_count : 1.0);
     if (!isnan(lat))
       pl->service_q_ms = lat;
     else if (!isnan(c->ratio))
@@ -341,14 +385,17 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
            INFINITY);
     return false;
   }
-  const char *how = "observed";
-  double ratio = c->is_current ? 1.0 : project(d, in, &how);
+  rs_projection pr = {.ratio = 1.0, .path = RS_PROJ_SAME};
+  double ratio = c->is_current ? 1.0 : project(ctx, d, in, &pr);
   if (isnan(ratio)) {
+    const rs_instance *lack = pr.lacking ? pr.lacking : in;
     reject(c, RS_CONSTRAINT_SPEC,
            rs_fit_printf(ctx,
-                         "no compute or bandwidth figure for %s to project onto (a "
-                         "benchmark on this shape would do)",
-                         in->accelerator ? in->accelerator->name : in->name),
+                         "no %s figure for %s (the %s device) to project with (a benchmark on "
+                         "this shape would do)",
+                         pr.figure ? pr.figure : "compute or bandwidth",
+                         lack->accelerator ? lack->accelerator->name : lack->name,
+                         lack == d->source ? "source" : "target"),
            INFINITY);
     return false;
   }
@@ -367,29 +414,7 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
     c->error_band = 0.0;
     return true;
   }
-  unsigned fs = family_of(d->source), ft = family_of(in);
-  if (strcmp(how, "same device") == 0) {
-    c->basis = "observed device";
-    c->error_band = 0.10;
-  } else {
-    c->basis = rs_fit_printf(ctx, "modelled: %s", how);
-    if (fs != ft) {
-      c->error_band = 0.60;
-      lower(r, RS_CONF_LOW,
-            rs_fit_printf(ctx, "cross-family projection (%s to %s)", rs_family_name(fs),
-                          rs_family_name(ft)));
-      if (pl->cpu_target)
-        lower(r, RS_CONF_LOW, "CPU throughput from an assumed per-vCPU figure, not measured");
-    } else if (ctx->profile->model.bound == RS_BOUND_UNKNOWN) {
-      c->error_band = 0.40;
-      lower(r, RS_CONF_LOW, "projected with an even compute/bandwidth mix (model.bound not given)");
-    } else {
-      c->error_band = 0.30;
-      lower(r, RS_CONF_MEDIUM,
-            rs_fit_printf(ctx, "projected from %s by spec ratios, not measured",
-                          d->source->accelerator ? d->source->accelerator->name : d->source->name));
-    }
-  }
+  projection_confidence(ctx, d, c, &pr, r);
   if (c->devices_per_server > 1)
     lower(r, RS_CONF_MEDIUM,
           rs_fit_printf(ctx, "sharded over %u devices at an assumed %.0f%% efficiency",
@@ -539,7 +564,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   c->fits = true;
   c->failed = RS_CONSTRAINT_NONE;
   c->binding = RS_CONSTRAINT_NONE;
-  c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
+  c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = c->modelled_ratio = NAN;
   c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
   c->savings_month = c->savings_pct = NAN;
   data_reasons(ctx, d, &r);
@@ -732,9 +757,11 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
                  rs_price_basis basis, const rs_overlay *overlay, const rs_fit_options *opts,
                  rs_error *err) {
   rs_fit_options defaults;
-  rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false};
+  rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false, {0}};
   rs_status st;
   *out = NULL;
+  if (rs_proj_fit(&ctx.proj, arena, cat, true) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
   if (opts == NULL) {
     rs_fit_options_init(&defaults);
     ctx.o = opts = &defaults;

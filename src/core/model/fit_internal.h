@@ -7,6 +7,7 @@
 
 #include "rightsize/arena.h"
 #include "rightsize/fit.h"
+#include "projection.h"
 
 #define RS_GIB 1073741824.0
 
@@ -16,7 +17,8 @@ typedef struct rs_fit_ctx {
   const rs_profile *profile;
   const rs_catalog *cat;
   const rs_fit_options *o;
-  bool nomem; /* an allocation failed: the run ends with RS_NOMEM */
+  bool nomem;         /* an allocation failed: the run ends with RS_NOMEM */
+  rs_proj_model proj; /* the projection, fitted to the catalog's calibration once per fit */
 } rs_fit_ctx;
 
 /* printf into the arena; NULL (and ctx->nomem) when out of memory. */

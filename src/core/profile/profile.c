@@ -150,10 +150,19 @@ static rs_status opt_string(ctx *c, const rs_node *map, const char *key, const c
   return n ? rs_node_string(n, c->path, what, out, c->err) : RS_OK;
 }
 
-static const char *const model_keys[] = {
-    "framework", "families",  "weights",      "max_batch",         "activation_per_sample",
-    "bound",     "shardable", "preallocates", "prealloc_fraction", "kv_cache",
-    NULL};
+static const char *const model_keys[] = {"framework",
+                                         "families",
+                                         "weights",
+                                         "max_batch",
+                                         "activation_per_sample",
+                                         "bound",
+                                         "shardable",
+                                         "preallocates",
+                                         "prealloc_fraction",
+                                         "kv_cache",
+                                         "workload",
+                                         "precision",
+                                         NULL};
 static const char *const kv_keys[] = {"layers",          "kv_heads",   "head_dim",
                                       "bytes_per_value", "max_tokens", NULL};
 
@@ -206,6 +215,34 @@ static rs_status read_kv(ctx *c, const rs_node *n) {
   return st;
 }
 
+/* model.workload and model.precision (docs/profile-format.md). */
+static rs_status read_projection_keys(ctx *c, const rs_node *m) {
+  static const char *const workloads[] = {
+#define RS_WORKLOAD_KEY(name, key) key,
+      RS_WORKLOAD_MAP(RS_WORKLOAD_KEY)
+#undef RS_WORKLOAD_KEY
+  };
+  static const char *const precisions[] = {
+#define RS_PRECISION_KEY(name, key, bytes) key,
+      RS_PRECISION_MAP(RS_PRECISION_KEY)
+#undef RS_PRECISION_KEY
+  };
+  const rs_node *n;
+  unsigned idx;
+  rs_status st = RS_OK;
+  if ((n = rs_node_get(m, "workload")) != NULL &&
+      (st = one_of(c, n, "model.workload", workloads, RS_WORKLOAD_COUNT, &idx)) == RS_OK) {
+    c->p->model.workload = (rs_workload)idx;
+    c->p->model.workload_set = true;
+  }
+  if (st == RS_OK && (n = rs_node_get(m, "precision")) != NULL &&
+      (st = one_of(c, n, "model.precision", precisions, RS_PRECISION_COUNT, &idx)) == RS_OK) {
+    c->p->model.precision = (rs_precision)idx;
+    c->p->model.precision_set = true;
+  }
+  return st;
+}
+
 static rs_status read_model(ctx *c, const rs_node *m) {
   rs_profile *p = c->p;
   const rs_node *n;
@@ -229,6 +266,8 @@ static rs_status read_model(ctx *c, const rs_node *m) {
   if (st == RS_OK && (n = rs_node_get(m, "bound")) != NULL &&
       (st = one_of(c, n, "model.bound", bound_names + 1, 3, &idx)) == RS_OK)
     p->model.bound = (rs_bound)(idx + 1);
+  if (st == RS_OK)
+    st = read_projection_keys(c, m);
   if (st == RS_OK)
     st = opt_bool(c, m, "shardable", "model.shardable", &p->model.shardable);
   if (st == RS_OK)

@@ -47,6 +47,8 @@ static void json_candidate(rs_jsonw *w, const char *key, const rs_candidate *c, 
     rs_jsonw_number(w, "ratio", c->ratio);
     rs_jsonw_number(w, "busy_s", c->service_s);
     rs_jsonw_number(w, "error_band", c->error_band);
+    rs_jsonw_number(w, "modelled_ratio", c->modelled_ratio);
+    rs_jsonw_bool(w, "benchmark_disagrees", c->benchmark_disagrees);
     rs_jsonw_number(w, "utilization", c->util);
     rs_jsonw_number(w, "p_wait", c->p_wait);
     rs_jsonw_number(w, "service_ms", c->service_q_ms);

@@ -1,0 +1,629 @@
+/* Cross-accelerator projection calibrated on the catalog's published
+ * measurements (projection.h; docs/model.md "Projection onto another
+ * device"). The fit is a two-way least squares in logs: log throughput =
+ * group scale + device efficiency + log roofline(device, class intensity),
+ * solved by alternating means for a given intensity, the intensity of each
+ * class by a grid and golden-section search. Everything is deterministic:
+ * fixed iteration counts, rows in catalog order. */
+#include "projection.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NONE SIZE_MAX
+#define ALTERNATIONS 40 /* alternating-means rounds of one solve */
+#define LOG_I_LO (-4.0) /* intensity search range, log FLOP/byte */
+#define LOG_I_HI 8.0
+#define LOG_I_STEP 0.25
+#define GOLDEN_STEPS 24
+#define COMPUTE_BOUND_LOG_I 20.0 /* an intensity no device reaches: compute only */
+#define FALLBACK_BAND 0.40       /* no error measured for a path (no calibration rows) */
+#define CROSS_FAMILY_BAND 0.60   /* no published pair across families was read */
+#define HIGH_BAND 0.15           /* bands at most this allow high confidence */
+
+static const char *const path_names[] = {
+#define RS_PROJ_PATH_NAME(name, text) text,
+    RS_PROJ_PATH_MAP(RS_PROJ_PATH_NAME)
+#undef RS_PROJ_PATH_NAME
+};
+
+const char *rs_proj_path_name(rs_proj_path p) {
+  return (unsigned)p < RS_PROJ_PATH_COUNT ? path_names[p] : "unknown";
+}
+
+/* ---- device figures ---- */
+
+static double known(double v) { return v > 0 ? v : NAN; }
+
+static double best(double a, double b) {
+  if (!(a > 0))
+    return known(b);
+  return b > a ? b : a;
+}
+
+double rs_proj_peak(const rs_accelerator *a, rs_precision p) {
+  double fp32 = known(a->fp32_tflops), fp16 = best(a->fp16_tflops, fp32);
+  switch (p) {
+  case RS_PRECISION_FP32: return fp32;
+  case RS_PRECISION_TF32: return best(a->tf32_tflops, fp32);
+  case RS_PRECISION_FP16:
+  case RS_PRECISION_BF16: return fp16;
+  case RS_PRECISION_FP8: return best(a->fp8_tflops, fp16);
+  case RS_PRECISION_INT8: return best(a->int8_tops, fp16);
+  case RS_PRECISION_COUNT: break;
+  }
+  return fp16;
+}
+
+/* log of the roofline throughput (TFLOPS) of a at intensity exp(log_i). */
+static double log_roof(const rs_accelerator *a, double log_i, rs_precision p) {
+  double peak = rs_proj_peak(a, p), bw = known(a->memory_bw_gbps);
+  if (isnan(peak) || isnan(bw))
+    return isnan(peak) ? log(bw) + log_i - log(1000.0) : log(peak);
+  return fmin(log(peak), log_i + log(bw / 1000.0));
+}
+
+/* ---- building the table ---- */
+
+static size_t find_device(const rs_proj_model *m, const rs_accelerator *a) {
+  for (size_t i = 0; i < m->ndevices; i++)
+    if (m->devices[i].accel == a)
+      return i;
+  return NONE;
+}
+
+static rs_status build(rs_proj_model *m, rs_arena *arena) {
+  const rs_catalog *cat = m->cat;
+  size_t n = cat->ncalibration;
+  m->rows = rs_arena_alloc(arena, (n + 1) * sizeof(*m->rows));
+  m->devices = rs_arena_alloc(arena, (n + 1) * sizeof(*m->devices));
+  m->group_scale = rs_arena_alloc(arena, (n + 1) * sizeof(*m->group_scale));
+  if (!m->rows || !m->devices || !m->group_scale)
+    return RS_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    const rs_calibration *c = &cat->calibration[i];
+    rs_proj_row *r = &m->rows[m->nrows++];
+    r->cal = c;
+    r->x = log(c->throughput);
+    if ((r->dev = find_device(m, c->accelerator)) == NONE) {
+      r->dev = m->ndevices++;
+      m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0};
+    }
+    r->group = m->ngroups;
+    for (size_t j = 0; j < i; j++)
+      if (strcmp(m->rows[j].cal->model, c->model) == 0 &&
+          strcmp(m->rows[j].cal->round, c->round) == 0) {
+        r->group = m->rows[j].group;
+        break;
+      }
+    if (r->group == m->ngroups)
+      m->ngroups++;
+    m->precision[c->workload] = c->precision;
+  }
+  return RS_OK;
+}
+
+/* ---- fitting ---- */
+
+/* Scratch of one solve: efficiencies and scales, rows to skip. */
+typedef struct solve {
+  const rs_proj_model *m;
+  double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
+  double *sum;  /* per device or group */
+  double *roof; /* per row: log roofline at the current intensities */
+  size_t *cnt;
+  size_t skip_row, skip_dev;
+} solve;
+
+static bool used(const solve *s, size_t i) {
+  return i != s->skip_row && s->m->rows[i].dev != s->skip_dev;
+}
+
+static double row_roof(const solve *s, const rs_proj_row *r) {
+  return log_roof(r->cal->accelerator, s->log_i[r->cal->workload], r->cal->precision);
+}
+
+/* One alternating-means pass: scales from efficiencies, then efficiencies. */
+static void alternate(solve *s, bool devices) {
+  const rs_proj_model *m = s->m;
+  size_t k = devices ? m->ndevices : m->ngroups;
+  memset(s->sum, 0, k * sizeof(*s->sum));
+  memset(s->cnt, 0, k * sizeof(*s->cnt));
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *r = &m->rows[i];
+    if (!used(s, i))
+      continue;
+    size_t at = devices ? r->dev : r->group;
+    s->sum[at] += r->x - s->roof[i] - (devices ? s->scale[r->group] : s->eff[r->dev]);
+    s->cnt[at]++;
+  }
+  for (size_t j = 0; j < k; j++) {
+    double v = s->cnt[j] ? s->sum[j] / (double)s->cnt[j] : NAN;
+    if (devices)
+      s->eff[j] = v;
+    else
+      s->scale[j] = v;
+  }
+}
+
+/* Efficiencies and scales for the current intensities; returns the SSE. */
+static double solve_given_intensity(solve *s) {
+  const rs_proj_model *m = s->m;
+  for (size_t i = 0; i < m->nrows; i++)
+    s->roof[i] = row_roof(s, &m->rows[i]);
+  for (size_t j = 0; j < m->ndevices; j++)
+    s->eff[j] = 0.0;
+  for (int it = 0; it < ALTERNATIONS; it++) {
+    alternate(s, false);
+    alternate(s, true);
+  }
+  alternate(s, false);
+  double sse = 0.0;
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *r = &m->rows[i];
+    if (used(s, i)) {
+      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i];
+      sse += e * e;
+    }
+  }
+  return sse;
+}
+
+static double sse_at(solve *s, rs_workload w, double log_i) {
+  s->log_i[w] = log_i;
+  return solve_given_intensity(s);
+}
+
+/* The intensity of class w that fits best: a grid, then golden section. */
+static void search_intensity(solve *s, rs_workload w) {
+  double best_i = LOG_I_LO, best_sse = INFINITY;
+  for (double v = LOG_I_LO; v <= LOG_I_HI + 1e-9; v += LOG_I_STEP) {
+    double e = sse_at(s, w, v);
+    if (e < best_sse - 1e-12)
+      best_sse = e, best_i = v;
+  }
+  const double g = 0.6180339887498949;
+  double a = best_i - LOG_I_STEP, b = best_i + LOG_I_STEP;
+  double c = b - g * (b - a), d = a + g * (b - a), fc = sse_at(s, w, c), fd = sse_at(s, w, d);
+  for (int i = 0; i < GOLDEN_STEPS; i++) {
+    if (fc < fd)
+      b = d, d = c, fd = fc, c = b - g * (b - a), fc = sse_at(s, w, c);
+    else
+      a = c, c = d, fc = fd, d = a + g * (b - a), fd = sse_at(s, w, d);
+  }
+  double mid = (a + b) / 2.0;
+  s->log_i[w] = sse_at(s, w, mid) <= best_sse ? mid : best_i;
+  solve_given_intensity(s);
+}
+
+static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
+  size_t k = (m->ndevices > m->ngroups ? m->ndevices : m->ngroups) + 1;
+  s->m = m;
+  s->eff = rs_arena_alloc(arena, k * sizeof(double));
+  s->scale = rs_arena_alloc(arena, k * sizeof(double));
+  s->sum = rs_arena_alloc(arena, k * sizeof(double));
+  s->cnt = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
+  s->skip_row = s->skip_dev = NONE;
+  memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
+  return s->eff && s->scale && s->sum && s->cnt && s->roof ? RS_OK : RS_NOMEM;
+}
+
+static int cmp_double(const void *pa, const void *pb) {
+  double a = *(const double *)pa, b = *(const double *)pb;
+  return (a > b) - (a < b);
+}
+
+static double median_of(double *v, size_t n) {
+  if (n == 0)
+    return NAN;
+  qsort(v, n, sizeof(*v), cmp_double);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+/* The efficiency a device without rows is given: the mean of the fitted
+ * devices of its architecture, else the median of all. eff: a solve's
+ * efficiencies by device index, or NULL for the fitted model's. */
+static double prior_eff(const rs_proj_model *m, const double *eff, const rs_accelerator *a) {
+  double sum = 0.0;
+  size_t n = 0;
+  for (size_t j = 0; a->architecture && j < m->ndevices; j++) {
+    const char *arch = m->devices[j].accel->architecture;
+    double e = eff ? eff[j] : m->devices[j].log_eff;
+    if (!isnan(e) && m->devices[j].accel != a && arch && strcmp(arch, a->architecture) == 0)
+      sum += e, n++;
+  }
+  return n ? sum / (double)n : m->prior_log_eff;
+}
+
+/* ---- leave-one-out ---- */
+
+typedef struct collect {
+  double *v[RS_PROJ_PATH_COUNT][RS_WORKLOAD_COUNT + 1];
+  size_t n[RS_PROJ_PATH_COUNT][RS_WORKLOAD_COUNT + 1];
+  double *chain[RS_WORKLOAD_COUNT + 1];
+  size_t nchain[RS_WORKLOAD_COUNT + 1];
+} collect;
+
+static void add(collect *c, rs_proj_path p, rs_workload w, double err) {
+  c->v[p][w][c->n[p][w]++] = err;
+  c->v[p][RS_WORKLOAD_COUNT][c->n[p][RS_WORKLOAD_COUNT]++] = err;
+}
+
+static void add_chain(collect *c, rs_workload w, double err) {
+  c->chain[w][c->nchain[w]++] = err;
+  c->chain[RS_WORKLOAD_COUNT][c->nchain[RS_WORKLOAD_COUNT]++] = err;
+}
+
+static rs_proj_error summarize(double *v, size_t n) {
+  rs_proj_error e = {n, NAN, NAN};
+  if (n) {
+    e.median = median_of(v, n);
+    e.worst = v[n - 1];
+  }
+  return e;
+}
+
+static rs_status collect_init(collect *c, const rs_proj_model *m, rs_arena *arena) {
+  size_t cap = m->nrows * m->nrows + 1;
+  memset(c, 0, sizeof(*c));
+  for (int w = 0; w <= RS_WORKLOAD_COUNT; w++) {
+    for (int p = 0; p < RS_PROJ_PATH_COUNT; p++)
+      if ((c->v[p][w] = rs_arena_alloc(arena, cap * sizeof(double))) == NULL)
+        return RS_NOMEM;
+    if ((c->chain[w] = rs_arena_alloc(arena, cap * sizeof(double))) == NULL)
+      return RS_NOMEM;
+  }
+  return RS_OK;
+}
+
+/* The mean log ratio x_a - x_b over the groups of class w where both
+ * devices have a row, skipping row `skip`; false when there is none. */
+static bool measured_log_ratio(const rs_proj_model *m, size_t a, size_t b, rs_workload w,
+                               size_t skip, double *out) {
+  double sum = 0.0;
+  size_t n = 0;
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *ri = &m->rows[i];
+    if (i == skip || ri->dev != a || ri->cal->workload != w)
+      continue;
+    for (size_t j = 0; j < m->nrows; j++) {
+      const rs_proj_row *rj = &m->rows[j];
+      if (j != skip && rj->dev == b && rj->group == ri->group)
+        sum += ri->x - rj->x, n++;
+    }
+  }
+  if (n)
+    *out = sum / (double)n;
+  return n > 0;
+}
+
+/* Published and projected ratios of row r's device over every other device
+ * of its group, with the row left out of the fit in s. */
+static void loo_row(rs_proj_model *m, const solve *s, size_t r, collect *c) {
+  const rs_proj_row *a = &m->rows[r];
+  rs_workload w = a->cal->workload;
+  double ea = s->eff[a->dev];
+  bool prior = isnan(ea); /* the row was its device's only one */
+  if (prior)
+    ea = prior_eff(m, s->eff, a->cal->accelerator);
+  for (size_t j = 0; j < m->nrows; j++) {
+    const rs_proj_row *b = &m->rows[j];
+    if (j == r || b->group != a->group)
+      continue;
+    double pub = a->x - b->x, meas;
+    double roof = ea + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+    double e_roof = fabs(exp(roof - pub) - 1.0);
+    if (!prior)
+      add(c, RS_PROJ_ROOFLINE, w, e_roof);
+    rs_proj_pair *p = &m->pairs[m->npairs++];
+    *p = (rs_proj_pair){r, j, exp(pub), exp(roof), prior ? RS_PROJ_PRIOR : RS_PROJ_ROOFLINE};
+    if (measured_log_ratio(m, a->dev, b->dev, w, r, &meas)) {
+      double e = fabs(exp(meas - pub) - 1.0);
+      add(c, RS_PROJ_MEASURED, w, e);
+      add_chain(c, w, e);
+      p->projected = exp(meas);
+      p->path = RS_PROJ_MEASURED;
+    } else {
+      add_chain(c, w, e_roof);
+    }
+  }
+}
+
+/* Every device left out whole: its efficiency from its architecture. */
+static void loo_device(rs_proj_model *m, solve *s, size_t d, collect *c) {
+  s->skip_row = NONE;
+  s->skip_dev = d;
+  solve_given_intensity(s);
+  double eff_d = prior_eff(m, s->eff, m->devices[d].accel);
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *a = &m->rows[i];
+    if (a->dev != d)
+      continue;
+    for (size_t j = 0; j < m->nrows; j++) {
+      const rs_proj_row *b = &m->rows[j];
+      if (b->group != a->group || b->dev == d)
+        continue;
+      double roof = eff_d + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+      add(c, RS_PROJ_PRIOR, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
+    }
+  }
+  s->skip_dev = NONE;
+}
+
+/* The bare spec ratio (every efficiency 1) against every published pair. */
+static void spec_errors(const rs_proj_model *m, const solve *s, collect *c) {
+  for (size_t i = 0; i < m->nrows; i++)
+    for (size_t j = 0; j < m->nrows; j++) {
+      const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
+      if (i == j || a->group != b->group)
+        continue;
+      double roof = row_roof(s, a) - row_roof(s, b);
+      add(c, RS_PROJ_SPEC, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
+    }
+}
+
+static rs_status leave_one_out(rs_proj_model *m, rs_arena *arena) {
+  solve s;
+  collect c;
+  rs_status st = solve_init(&s, m, arena);
+  if (st != RS_OK || (st = collect_init(&c, m, arena)) != RS_OK)
+    return st;
+  if ((m->pairs = rs_arena_alloc(arena, (m->nrows * m->nrows + 1) * sizeof(*m->pairs))) == NULL)
+    return RS_NOMEM;
+  for (size_t r = 0; r < m->nrows; r++) {
+    memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+    s.skip_row = r;
+    search_intensity(&s, m->rows[r].cal->workload);
+    loo_row(m, &s, r, &c);
+  }
+  memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+  for (size_t d = 0; d < m->ndevices; d++)
+    loo_device(m, &s, d, &c);
+  spec_errors(m, &s, &c);
+  for (int w = 0; w <= RS_WORKLOAD_COUNT; w++) {
+    for (int p = 0; p < RS_PROJ_PATH_COUNT; p++)
+      m->loo[p][w] = summarize(c.v[p][w], c.n[p][w]);
+    m->chain[w] = summarize(c.chain[w], c.nchain[w]);
+  }
+  return RS_OK;
+}
+
+/* ---- the fit ---- */
+
+rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat, bool loo) {
+  memset(out, 0, sizeof(*out));
+  out->cat = cat;
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++) {
+    out->log_intensity[w] = 3.0;
+    out->precision[w] = RS_PRECISION_FP16;
+  }
+  rs_status st = build(out, arena);
+  solve s;
+  if (st != RS_OK || (st = solve_init(&s, out, arena)) != RS_OK)
+    return st;
+  for (size_t i = 0; i < out->nrows; i++)
+    for (size_t j = 0; j < out->nrows; j++)
+      if (out->rows[i].group == out->rows[j].group && out->rows[i].dev != out->rows[j].dev)
+        out->fitted[out->rows[i].cal->workload] = true;
+  for (int sweep = 0; sweep < 2; sweep++)
+    for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
+      if (out->fitted[w])
+        search_intensity(&s, (rs_workload)w);
+  memcpy(out->log_intensity, s.log_i, sizeof(s.log_i));
+  double *tmp = rs_arena_alloc(arena, (out->ndevices + 1) * sizeof(double));
+  if (tmp == NULL)
+    return RS_NOMEM;
+  size_t n = 0;
+  for (size_t j = 0; j < out->ndevices; j++)
+    if (!isnan(s.eff[j]))
+      out->devices[j].log_eff = tmp[n++] = s.eff[j];
+  for (size_t g = 0; g < out->ngroups; g++)
+    out->group_scale[g] = s.scale[g];
+  out->prior_log_eff = n ? median_of(tmp, n) : 0.0;
+  return loo ? leave_one_out(out, arena) : RS_OK;
+}
+
+/* ---- projecting ---- */
+
+static bool llm_stack(const char *framework) {
+  static const char *const names[] = {"vllm",         "tgi",      "text-generation-inference",
+                                      "tensorrt-llm", "trt-llm",  "llama.cpp",
+                                      "sglang",       "lmdeploy", NULL};
+  for (int i = 0; framework && names[i]; i++)
+    if (strncasecmp(framework, names[i], strlen(names[i])) == 0)
+      return true;
+  return false;
+}
+
+rs_workload rs_proj_infer_workload(rs_bound bound, const char *framework) {
+  if (bound == RS_BOUND_MEMORY || llm_stack(framework))
+    return RS_WORKLOAD_LLM_DECODE;
+  return RS_WORKLOAD_UNKNOWN;
+}
+
+/* The intensity (log FLOP/byte) at the profile's precision: the class's,
+ * scaled by bytes per value; without a class, by the bound. */
+static double query_intensity(const rs_proj_model *m, rs_workload w, const rs_proj_query *q) {
+  if (w != RS_WORKLOAD_UNKNOWN && m->fitted[w])
+    return m->log_intensity[w] + log(rs_precision_bytes(m->precision[w])) -
+           log(rs_precision_bytes(q->precision));
+  if (q->bound == RS_BOUND_COMPUTE)
+    return COMPUTE_BOUND_LOG_I;
+  double sum = 0.0;
+  int n = 0;
+  for (int c = 0; c < RS_WORKLOAD_COUNT; c++)
+    if (m->fitted[c])
+      sum += m->log_intensity[c], n++;
+  return n ? sum / n : 3.0; /* mixed or unknown: between the classes */
+}
+
+static rs_proj_error error_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
+  rs_proj_error e = m->loo[p][w == RS_WORKLOAD_UNKNOWN ? RS_WORKLOAD_COUNT : w];
+  if (e.n == 0 && w != RS_WORKLOAD_UNKNOWN)
+    e = m->loo[p][RS_WORKLOAD_COUNT];
+  return e;
+}
+
+static double band_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
+  rs_proj_error e = error_of(m, p, w);
+  return e.n ? e.worst : FALLBACK_BAND;
+}
+
+static double cpu_tflops(const rs_instance *in, rs_precision p) {
+  if (in->category != RS_CATEGORY_CPU)
+    return in->accelerator ? rs_proj_peak(in->accelerator, p) * RS_FIT_CPU_EFFICIENCY : NAN;
+  /* VNNI (AVX-512) and SVE int8 dot products: 4 int8 MACs per FP32 lane */
+  double mult = p == RS_PRECISION_INT8 ? 4.0 : 1.0;
+  return known(in->vcpus * in->cpu_gflops_per_vcpu) * mult / 1000.0;
+}
+
+static double cpu_bandwidth(const rs_instance *in) {
+  if (in->category != RS_CATEGORY_CPU)
+    return in->accelerator ? known(in->accelerator->memory_bw_gbps) : NAN;
+  return known(in->vcpus * in->cpu_memory_gbps_per_vcpu);
+}
+
+/* Throughput (log) of one side under the CPU roofline; NaN without compute. */
+static double cpu_side(const rs_instance *in, double log_i, rs_precision p) {
+  double c = cpu_tflops(in, p), bw = cpu_bandwidth(in);
+  if (isnan(c))
+    return NAN;
+  return isnan(bw) ? log(c) : fmin(log(c), log_i + log(bw / 1000.0));
+}
+
+static void project_cpu(const rs_proj_model *m, const rs_proj_query *q, rs_projection *out) {
+  double log_i = query_intensity(m, out->workload, q);
+  double s = cpu_side(q->source, log_i, q->precision), t = cpu_side(q->target, log_i, q->precision);
+  out->path = RS_PROJ_CPU;
+  out->band = CROSS_FAMILY_BAND;
+  out->cap = RS_CONF_LOW;
+  out->ratio = exp(s - t);
+  if (isnan(s) || isnan(t)) {
+    out->lacking = isnan(s) ? q->source : q->target;
+    out->figure = "compute";
+  }
+}
+
+static double device_eff(const rs_proj_model *m, const rs_accelerator *a, bool *fitted) {
+  size_t d = find_device(m, a);
+  *fitted = d != NONE;
+  return d != NONE ? m->devices[d].log_eff : prior_eff(m, NULL, a);
+}
+
+/* The figure a device lacks for a roofline, or NULL. */
+static const char *lacks(const rs_accelerator *a, rs_precision p) {
+  if (isnan(rs_proj_peak(a, p)))
+    return "compute";
+  return isnan(known(a->memory_bw_gbps)) ? "bandwidth" : NULL;
+}
+
+double rs_proj_roofline_ratio(const rs_proj_model *m, const rs_accelerator *a,
+                              const rs_accelerator *b, rs_workload w, rs_precision p) {
+  rs_proj_query q = {NULL, NULL, w, p, RS_BOUND_UNKNOWN, NULL};
+  double log_i = query_intensity(m, w, &q);
+  bool fa, fb;
+  double ea = device_eff(m, a, &fa), eb = device_eff(m, b, &fb);
+  return exp(ea + log_roof(a, log_i, p) - eb - log_roof(b, log_i, p));
+}
+
+/* The spec path: whatever figures exist, every efficiency 1. */
+static void project_spec(const rs_proj_model *m, const rs_proj_query *q, double log_i,
+                         rs_projection *out) {
+  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
+  const char *ls = lacks(s, q->precision), *lt = lacks(t, q->precision);
+  out->path = RS_PROJ_SPEC;
+  out->cap = RS_CONF_LOW;
+  out->band = band_of(m, RS_PROJ_SPEC, out->workload);
+  if (s->family != t->family || s->family != RS_ACCEL_NVIDIA_GPU)
+    out->band = fmax(out->band, CROSS_FAMILY_BAND);
+  if (ls || lt) {
+    out->lacking = lt ? q->target : q->source;
+    out->figure = lt ? lt : ls;
+  }
+  bool both_c = !isnan(rs_proj_peak(s, q->precision)) && !isnan(rs_proj_peak(t, q->precision));
+  bool both_b = !isnan(known(s->memory_bw_gbps)) && !isnan(known(t->memory_bw_gbps));
+  if (both_c && both_b)
+    out->ratio = exp(log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision));
+  else if (both_c)
+    out->ratio = rs_proj_peak(s, q->precision) / rs_proj_peak(t, q->precision);
+  else if (both_b)
+    out->ratio = s->memory_bw_gbps / t->memory_bw_gbps;
+}
+
+/* Both devices measured in the class: their ratio, corrected from the
+ * table's precision to the profile's by the roofline. */
+static bool project_measured(const rs_proj_model *m, const rs_proj_query *q, double log_i,
+                             rs_projection *out) {
+  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
+  rs_workload w = out->workload;
+  size_t ds = find_device(m, s), dt = find_device(m, t);
+  double meas;
+  if (w == RS_WORKLOAD_UNKNOWN || ds == NONE || dt == NONE ||
+      !measured_log_ratio(m, ds, dt, w, NONE, &meas))
+    return false;
+  rs_precision tp = m->precision[w];
+  double table_i = m->log_intensity[w];
+  double corr = (log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision)) -
+                (log_roof(s, table_i, tp) - log_roof(t, table_i, tp));
+  out->ratio = exp(meas + corr);
+  out->path = RS_PROJ_MEASURED;
+  out->band = error_of(m, RS_PROJ_MEASURED, w).n ? band_of(m, RS_PROJ_MEASURED, w)
+                                                 : band_of(m, RS_PROJ_ROOFLINE, w);
+  out->cap = out->band <= HIGH_BAND ? RS_CONF_HIGH : RS_CONF_MEDIUM;
+  return true;
+}
+
+static rs_confidence lower_one(rs_confidence c) { return c > RS_CONF_LOW ? c - 1 : RS_CONF_LOW; }
+
+void rs_proj_project(const rs_proj_model *m, const rs_proj_query *query, rs_projection *out) {
+  rs_proj_query copy = *query, *q = &copy;
+  bool cpu = q->source->category == RS_CATEGORY_CPU || q->target->category == RS_CATEGORY_CPU ||
+             !q->source->accelerator || !q->target->accelerator;
+  /* unstated: fp16 between accelerators; FP32 on both sides of the CPU
+   * path, so both assume the same fraction of the same kind of peak */
+  if ((unsigned)q->precision >= RS_PRECISION_COUNT)
+    q->precision = cpu ? RS_PRECISION_FP32 : RS_PRECISION_FP16;
+  memset(out, 0, sizeof(*out));
+  out->ratio = NAN;
+  out->precision = q->precision;
+  out->workload = q->workload;
+  if (out->workload == RS_WORKLOAD_UNKNOWN) {
+    out->workload = rs_proj_infer_workload(q->bound, q->framework);
+    out->inferred = out->workload != RS_WORKLOAD_UNKNOWN;
+  }
+  if (cpu) {
+    project_cpu(m, q, out);
+    return;
+  }
+  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
+  if (s == t) {
+    out->ratio = 1.0;
+    out->path = RS_PROJ_SAME;
+    out->band = 0.10;
+    out->cap = RS_CONF_HIGH;
+    return;
+  }
+  double log_i = query_intensity(m, out->workload, q);
+  bool gpus = s->family == RS_ACCEL_NVIDIA_GPU && t->family == RS_ACCEL_NVIDIA_GPU;
+  if (!gpus || m->ndevices == 0 || lacks(s, q->precision) || lacks(t, q->precision)) {
+    project_spec(m, q, log_i, out);
+  } else if (!project_measured(m, q, log_i, out)) {
+    bool fs, ft;
+    double es = device_eff(m, s, &fs), et = device_eff(m, t, &ft);
+    out->ratio = exp(es + log_roof(s, log_i, q->precision) - et - log_roof(t, log_i, q->precision));
+    out->path = fs && ft ? RS_PROJ_ROOFLINE : RS_PROJ_PRIOR;
+    out->band = band_of(m, out->path, out->workload);
+    out->cap = out->band <= 0.35 ? RS_CONF_MEDIUM : RS_CONF_LOW;
+  }
+  if (out->workload == RS_WORKLOAD_UNKNOWN) {
+    rs_proj_error all = error_of(m, out->path, RS_WORKLOAD_UNKNOWN);
+    out->band = fmax(out->band, all.n ? all.worst : FALLBACK_BAND);
+    out->cap = q->bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : lower_one(out->cap);
+  } else if (out->inferred) {
+    out->cap = lower_one(out->cap);
+  }
+}
