@@ -344,7 +344,12 @@ static void test_canonical(void **state) {
   assert_true(b->latency_q_ms < 50.0);
   assert_rel(r->current_usd_hour, 12.24, 1e-12);
   assert_true(b->savings_pct > 94.0 && b->savings_pct < 97.0);
-  assert_false(r->right_sized);
+  /* three of the four V100s never worked: the move says what they cost */
+  assert_int_equal(r->verdict.code, RS_VERDICT_IDLE_DEVICES);
+  assert_int_equal(r->verdict.action, RS_ACT_MOVE);
+  assert_ptr_equal(r->verdict.target, b);
+  assert_int_equal(r->verdict.idle_devices, 3);
+  assert_rel(r->verdict.wasted_month, 12.24 * 730.0 * 3.0 / 4.0, 1e-9);
   /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
   o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
   r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);

@@ -159,6 +159,40 @@ static double project(const rs_demand *d, const rs_instance *t, const char **how
   return NAN;
 }
 
+/* The rejection when project() has no ratio: it names the device that
+ * lacks the figure, which is as often the source as the target. */
+static const char *missing_figure(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t) {
+  const rs_instance *s = d->source, *who = t;
+  const char *what;
+  if (s->category == RS_CATEGORY_CPU || t->category == RS_CATEGORY_CPU) {
+    what = "FP32 throughput";
+    if (!(cpu_side_gflops(s) > 0))
+      who = s;
+  } else if (d->mix_compute == 1.0) {
+    what = "dense FP16 TFLOPS";
+    if (isnan(rs_fit_tflops(s)))
+      who = s;
+  } else if (d->mix_compute == 0.0) {
+    what = "memory bandwidth";
+    if (isnan(rs_fit_bandwidth(s)))
+      who = s;
+  } else {
+    what = "compute or bandwidth";
+    if (isnan(rs_fit_tflops(s)) && isnan(rs_fit_bandwidth(s)))
+      who = s;
+  }
+  const char *name = who->accelerator ? who->accelerator->name : who->name;
+  if (who == s)
+    return rs_fit_printf(ctx,
+                         "no %s figure in the catalog for %s, the current device, to project "
+                         "from (a benchmark on this shape would do)",
+                         what, name);
+  return rs_fit_printf(ctx,
+                       "no %s figure in the catalog for %s to project onto (a benchmark on this "
+                       "shape would do)",
+                       what, name);
+}
+
 static const rs_benchmark *find_benchmark(const rs_profile *p, const char *name) {
   for (size_t i = 0; i < p->nbenchmarks; i++)
     if (strcasecmp(p->benchmarks[i].instance, name) == 0)
@@ -320,12 +354,7 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   const char *how = "observed";
   double ratio = c->is_current ? 1.0 : project(d, in, &how);
   if (isnan(ratio)) {
-    reject(c, RS_CONSTRAINT_SPEC,
-           rs_fit_printf(ctx,
-                         "no compute or bandwidth figure for %s to project onto (a "
-                         "benchmark on this shape would do)",
-                         in->accelerator ? in->accelerator->name : in->name),
-           INFINITY);
+    reject(c, RS_CONSTRAINT_SPEC, missing_figure(ctx, d, in), INFINITY);
     return false;
   }
   double speed = 1.0;
@@ -583,6 +612,21 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   keep_reasons(ctx, c, &r);
 }
 
+/* A shape of an allowed family whose runtime the model's framework lacks
+ * (compat.c): listed as rejected, so the reader sees why. */
+static void reject_framework(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in,
+                             const char *why, rs_candidate *c) {
+  reasons r;
+  memset(c, 0, sizeof(*c));
+  c->inst = in;
+  c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
+  c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
+  c->savings_month = c->savings_pct = NAN;
+  reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
+  data_reasons(ctx, &res->demand, &r);
+  keep_reasons(ctx, c, &r);
+}
+
 /* ---- ranking ---- */
 
 static int cmp_fitting(const void *pa, const void *pb) {
@@ -667,14 +711,8 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
                            "the current deployment would not hold the design peak of %.1f "
                            "req/s: %s",
                            d->design_peak, cur->reason));
-  if (res->right_sized)
-    fit_warn(ctx, res, "already-right-sized",
-             res->nfitting && res->fitting[0].inst != cur->inst
-                 ? rs_fit_printf(ctx,
-                                 "the best alternative saves %.1f%%, inside the model's error: "
-                                 "keep the current shape",
-                                 res->fitting[0].savings_pct)
-                 : "nothing cheaper fits: the current shape is already the right size");
+  if (res->verdict.code == RS_VERDICT_KEEP)
+    fit_warn(ctx, res, "already-right-sized", res->verdict.reason);
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
     if (d->mem_need_head > 0.9 * best->mem_capacity)
@@ -734,9 +772,15 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   size_t n = 0, nfit = 0;
   for (size_t i = 0; i < cat->ninstances; i++) {
-    if (!allowed(&ctx, res->families, &cat->instances[i]))
+    const rs_instance *in = &cat->instances[i];
+    if (!allowed(&ctx, res->families, in))
       continue;
-    fit_shape(&ctx, res, &cat->instances[i], false, 0, &all[n]);
+    const char *why =
+        opts->families ? NULL : rs_fit_compat(&ctx, sum->profile->model.framework, in);
+    if (why != NULL)
+      reject_framework(&ctx, res, in, why, &all[n]);
+    else
+      fit_shape(&ctx, res, in, false, 0, &all[n]);
     nfit += all[n].fits;
     n++;
   }
@@ -752,10 +796,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   qsort(res->fitting, res->nfitting, sizeof(*res->fitting), cmp_fitting);
   qsort(res->rejected, res->nrejected, sizeof(*res->rejected), cmp_rejected);
-  /* Keep the current shape when it fits and nothing saves enough; an
-   * unpriced current shape cannot be compared, so the best fit stands. */
-  res->right_sized = res->current.fits && isfinite(res->current_usd_hour) &&
-                     (res->nfitting == 0 || res->fitting[0].savings_pct < RS_FIT_RIGHT_SIZED_PCT);
+  res->as_of = opts->as_of ? opts->as_of : RS_FIT_REFERENCE_DATE;
+  res->prices_age_days = rs_fit_price_age(cat->prices_as_of, res->as_of);
+  rs_fit_verdict(&ctx, res);
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

@@ -164,13 +164,13 @@ static void audit_one(work *w, size_t i) {
     row->action = RS_ACTION_NOFIT;
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
-  } else if (fit->right_sized) {
-    row->action = RS_ACTION_KEEP;
+  } else if (fit->verdict.target == NULL) {
+    row->action = RS_ACTION_KEEP; /* keep or review: the verdict says which */
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
   } else {
     row->action = RS_ACTION_MOVE;
-    row->after = &fit->fitting[0];
+    row->after = fit->verdict.target;
     row->after_month = row->after->usd_per_month;
     row->confidence = row->after->confidence;
   }
