@@ -189,9 +189,16 @@ static void rule_savings(rs_fit_ctx *ctx, rs_fit_result *res, const rs_candidate
     return;
   }
   if (same || !(t->savings_month > 0)) {
-    set(v, RS_VERDICT_KEEP, RS_ACT_KEEP,
-        rs_fit_printf(ctx, "keep %s x%llu: nothing cheaper fits", p->current.instance,
-                      (unsigned long long)p->current.replicas));
+    const rs_candidate *po = v->passed_over;
+    if (po != NULL && po->savings_month > 0)
+      set(v, RS_VERDICT_KEEP, RS_ACT_KEEP,
+          rs_fit_printf(ctx, "keep %s x%llu: a cheaper fit, %s, passed over: %s",
+                        p->current.instance, (unsigned long long)p->current.replicas,
+                        shape_text(ctx, po), v->passed_over_why));
+    else
+      set(v, RS_VERDICT_KEEP, RS_ACT_KEEP,
+          rs_fit_printf(ctx, "keep %s x%llu: nothing cheaper fits", p->current.instance,
+                        (unsigned long long)p->current.replicas));
     return;
   }
   if (t->savings_pct < RS_FIT_RIGHT_SIZED_PCT || t->savings_month < RS_FIT_MIN_SAVE_USD) {
@@ -243,35 +250,37 @@ static void rule_idle_devices(rs_fit_ctx *ctx, rs_fit_result *res, double month)
 static void rule_underused(rs_fit_ctx *ctx, rs_fit_result *res) {
   rs_verdict *v = &res->verdict;
   const rs_candidate *alt = NULL;
-  double now = res->demand.source->price_usd_per_hour;
+  double reps = (double)ctx->profile->current.replicas, alt_month = INFINITY;
+  double month = res->current_usd_hour * RS_FIT_HOURS_PER_MONTH;
   if (v->code != RS_VERDICT_KEEP || !(v->peak_util_pct < RS_FIT_UNDERUSED_PCT))
     return;
   for (size_t i = 0; i < res->nfitting + res->nrejected; i++) {
     const rs_candidate *c =
         i < res->nfitting ? &res->fitting[i] : &res->rejected[i - res->nfitting];
-    double p = c->inst->price_usd_per_hour;
-    if (c->inst == res->demand.source || !(p < now) || c->inst->price_flag == RS_PRICE_SUSPECT)
+    if (c->inst == res->demand.source || c->inst->price_flag == RS_PRICE_SUSPECT)
       continue;
     if (!c->fits && c->failed != RS_CONSTRAINT_SPEC)
       continue; /* the model says it fails, or it cannot hold the memory */
-    if (alt == NULL || p < alt->inst->price_usd_per_hour)
+    /* a fit at its own replica count; one the model cannot project, at now's */
+    double m =
+        c->fits ? c->usd_per_month : c->inst->price_usd_per_hour * reps * RS_FIT_HOURS_PER_MONTH;
+    if (m < month && m < alt_month) {
       alt = c;
+      alt_month = m;
+    }
   }
   if (alt == NULL)
     return;
-  double reps = (double)ctx->profile->current.replicas;
-  double alt_month = alt->inst->price_usd_per_hour * reps * RS_FIT_HOURS_PER_MONTH;
-  double month = res->current_usd_hour * RS_FIT_HOURS_PER_MONTH;
+  const char *why = alt->fits ? "it saves less than a move must" : alt->reason;
   v->passed_over = alt;
-  v->passed_over_why = alt->fits ? "it saves less than a move must" : alt->reason;
+  v->passed_over_why = why;
   v->wasted_month = month - alt_month;
   set(v, RS_VERDICT_UNDERUSED, RS_ACT_REVIEW,
       rs_fit_printf(ctx,
-                    "devices at most %.1f%% busy (under %.0f%%): %s %s x%.0f holds the memory for "
+                    "devices at most %.1f%% busy (under %.0f%%): %s %s x%u holds the memory for "
                     "%.2f $/month, %.2f $/month less, but %s; a benchmark on it would decide",
                     v->peak_util_pct, RS_FIT_UNDERUSED_PCT, alt->inst->provider, alt->inst->name,
-                    reps, alt_month, v->wasted_month,
-                    alt->fits ? "it saves less than a move must" : alt->reason));
+                    alt->fits ? alt->replicas : (unsigned)reps, alt_month, v->wasted_month, why));
 }
 
 void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res) {
@@ -312,7 +321,12 @@ static bool parse_date(const char *s, int64_t *days) {
   if (s == NULL || strlen(s) != 10 || s[4] != '-' || s[7] != '-')
     return false;
   if (rs_num_parse_int64(s, 4, &y) != RS_OK || rs_num_parse_int64(s + 5, 2, &m) != RS_OK ||
-      rs_num_parse_int64(s + 8, 2, &d) != RS_OK || m < 1 || m > 12 || d < 1 || d > 31)
+      rs_num_parse_int64(s + 8, 2, &d) != RS_OK || y < 1970 || m < 1 || m > 12 || d < 1)
+    return false;
+  /* the day exists when the next month starts after it */
+  int64_t next = m == 12 ? rs_time_days_from_civil(y + 1, 1, 1)
+                         : rs_time_days_from_civil(y, (unsigned)m + 1, 1);
+  if (rs_time_days_from_civil(y, (unsigned)m, 1) + d - 1 >= next)
     return false;
   *days = rs_time_days_from_civil(y, (unsigned)m, (unsigned)d);
   return true;

@@ -160,7 +160,7 @@ static void audit_one(work *w, size_t i) {
     return;
   row->fit = fit;
   row->now_month = fit->current_usd_hour * RS_FIT_HOURS_PER_MONTH;
-  if (fit->nfitting == 0) {
+  if (fit->verdict.code == RS_VERDICT_NO_FIT) {
     row->action = RS_ACTION_NOFIT;
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
