@@ -278,9 +278,10 @@ static void rule_underused(rs_fit_ctx *ctx, rs_fit_result *res) {
   set(v, RS_VERDICT_UNDERUSED, RS_ACT_REVIEW,
       rs_fit_printf(ctx,
                     "devices at most %.1f%% busy (under %.0f%%): %s %s x%u holds the memory for "
-                    "%.2f $/month, %.2f $/month less, but %s; a benchmark on it would decide",
+                    "%.2f $/month, %.2f $/month less, but %s%s",
                     v->peak_util_pct, RS_FIT_UNDERUSED_PCT, alt->inst->provider, alt->inst->name,
-                    alt->fits ? alt->replicas : (unsigned)reps, alt_month, v->wasted_month, why));
+                    alt->fits ? alt->replicas : (unsigned)reps, alt_month, v->wasted_month, why,
+                    alt->fits ? "; a benchmark on it would decide" : ""));
 }
 
 void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res) {
