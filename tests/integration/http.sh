@@ -39,9 +39,11 @@ s.serve_forever()
 PY
 python3 "$tmp/server.py" "$tmp/port" 2>"$tmp/server.log" &
 pid=$!
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-  [ -s "$tmp/port" ] && break
+# python3 alone can take seconds to start on a loaded machine: wait up to 15 s
+i=0
+while [ "$i" -lt 150 ] && ! [ -s "$tmp/port" ]; do
   sleep 0.1
+  i=$((i + 1))
 done
 [ -s "$tmp/port" ] || fail "the test server did not start"
 base="http://127.0.0.1:$(cat "$tmp/port")"
