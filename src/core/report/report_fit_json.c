@@ -113,7 +113,10 @@ static void json_shape_ref(rs_jsonw *w, const char *key, const rs_candidate *c, 
   rs_jsonw_object(w, key);
   rs_jsonw_string(w, "provider", c->inst->provider);
   rs_jsonw_string(w, "instance", c->inst->name);
-  rs_jsonw_uint(w, "replicas", c->replicas);
+  if (c->replicas) /* a shape the model could not size has no count */
+    rs_jsonw_uint(w, "replicas", c->replicas);
+  else
+    rs_jsonw_null(w, "replicas");
   rs_jsonw_number(w, "usd_per_month", c->usd_per_month);
   if (why)
     rs_jsonw_string(w, "why", why);
