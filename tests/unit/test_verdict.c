@@ -101,6 +101,13 @@ static void test_rules(void **state) {
   assert_int_equal(r->verdict.code, RS_VERDICT_KEEP);
   assert_non_null(r->verdict.passed_over);
   assert_true(r->demand.mem_need_head > 0.9 * r->verdict.passed_over->mem_capacity);
+  /* a move past it: the target keeps the margin, the cheaper fit is named */
+  r = rule(arena, "near-memory-move", NULL);
+  assert_int_equal(r->verdict.code, RS_VERDICT_MOVE);
+  assert_ptr_equal(r->verdict.passed_over, &r->fitting[0]);
+  assert_true(r->verdict.target != &r->fitting[0]);
+  assert_true(r->demand.mem_need_head <=
+              (1.0 - RS_FIT_MEM_MARGIN) * r->verdict.target->mem_capacity);
   /* a suspect price never decides */
   const char *gcp[] = {"gcp"};
   rs_fit_options_init(&o);

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Generate the sizing-policy profiles: tests/cli/data/rules/, one endpoint
 per rule of docs/model.md "Sizing policy" (spiky traffic, load test, chaos
-test, near the memory limit, idle, zero traffic, idle devices, an
-onnxruntime model, a suspect price). The CLI cases recommend_rule_* pin the
+test, near the memory limit (kept, and moved past), idle, zero traffic, idle
+devices, an onnxruntime model, a suspect price). The CLI cases recommend_rule_* pin the
 verdict each one gets.
 
 Every endpoint has a week of native samples at 15 minute intervals. Per
@@ -42,6 +42,9 @@ RULES = {
     "near-memory": dict(note="11.8 GiB on a T4: g4dn.xlarge holds it with under 10% free",
                         instance="g4dn.2xlarge", rps=8.0, busy=40.0, mem=12083, p50=50.0,
                         slo=400),
+    "near-memory-move": dict(note="the same model on a g4dn.4xlarge: the move skips g4dn.xlarge",
+                             instance="g4dn.4xlarge", rps=8.0, busy=40.0, mem=12083, p50=50.0,
+                             slo=400),
     "idle": dict(note="one request every few minutes on an idle GPU", rps=0.004, busy=14.0,
                  util0=0.3),
     "zero-traffic": dict(note="not one request in a week", rps=0.0, busy=14.0, util0=0.0),
