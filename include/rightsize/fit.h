@@ -34,8 +34,7 @@
 #define RS_FIT_UNDERUSED_PCT 20.0    /* peak device utilization below: the shape is underused */
 #define RS_FIT_IDLE_RPS (1.0 / 60.0) /* mean request rate below (one a minute): near zero */
 #define RS_FIT_IDLE_UTIL_PCT 5.0     /* with near-zero traffic, peak device utilization below */
-#define RS_FIT_PRICE_MAX_AGE_DAYS 90 /* prices older than this on the reference date are said old  \
-                                      */
+#define RS_FIT_PRICE_MAX_AGE_DAYS 90 /* older prices (on the reference date) are said old */
 #define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
 #define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
 
