@@ -29,6 +29,12 @@
 #define RS_FIT_MAX_REPLICAS 64 /* a shape needing more is rejected */
 #define RS_FIT_HOURS_PER_MONTH 730.0
 #define RS_FIT_RIGHT_SIZED_PCT 10.0  /* savings below this are inside the model's error */
+#define RS_FIT_MIN_SAVE_USD 50.0     /* $/month a move must save (a year of it pays the move) */
+#define RS_FIT_MEM_MARGIN 0.10       /* memory a move's target keeps free beyond the headroom */
+#define RS_FIT_UNDERUSED_PCT 20.0    /* peak device utilization below: the shape is underused */
+#define RS_FIT_IDLE_RPS (1.0 / 60.0) /* mean request rate below (one a minute): near zero */
+#define RS_FIT_IDLE_UTIL_PCT 5.0     /* with near-zero traffic, peak device utilization below */
+#define RS_FIT_PRICE_MAX_AGE_DAYS 90 /* older prices (on the reference date) are said old */
 #define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
 #define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
 
@@ -42,7 +48,8 @@
   X(HOST_CPU, "host-cpu")                                                                          \
   X(NETWORK, "network")                                                                            \
   X(PRICE, "price")                                                                                \
-  X(SPEC, "spec")
+  X(SPEC, "spec")                                                                                  \
+  X(FRAMEWORK, "framework")
 
 typedef enum {
 #define RS_CONSTRAINT_ENUM(name, key) RS_CONSTRAINT_##name,
@@ -76,6 +83,7 @@ rs_status rs_confidence_from_name(rs_confidence *out, const char *name);
 #define RS_ACTION_MAP(X)                                                                           \
   X(MOVE, "move")                                                                                  \
   X(KEEP, "keep")                                                                                  \
+  X(REVIEW, "review")                                                                              \
   X(NOFIT, "no-fit")
 
 typedef enum {
@@ -85,7 +93,7 @@ typedef enum {
       RS_ACTION_COUNT
 } rs_action;
 
-/* Action -> "move", "keep", "no-fit"; "unknown" out of range. */
+/* Action -> "move", "keep", "review", "no-fit"; "unknown" out of range. */
 const char *rs_action_name(rs_action a);
 
 /* How the design peak is chosen from the request-rate samples. */
@@ -107,6 +115,9 @@ typedef struct rs_fit_options {
   size_t nproviders;      /* 0 with providers != NULL: every provider */
   const char *region;     /* NULL: any region */
   unsigned max_replicas;  /* RS_FIT_MAX_REPLICAS */
+  /* The date prices are judged old against, "YYYY-MM-DD" (--as-of); NULL:
+   * RS_FIT_REFERENCE_DATE. Never the clock: same input, same bytes. */
+  const char *as_of;
   /* A proposed deployment to evaluate as well (`check --instance`): a shape
    * of the catalog and its replica count; NULL for none. */
   const rs_instance *proposed;
@@ -190,6 +201,49 @@ typedef struct rs_candidate {
   size_t nnotes;
 } rs_candidate;
 
+/* Verdicts: what to do about the current deployment, and why (docs/model.md
+ * "Sizing policy"). One list, names both directions; policies and tests
+ * match the names, never the reason text. */
+#define RS_VERDICT_MAP(X)                                                                          \
+  X(MOVE, "move")                                                                                  \
+  X(UPSIZE, "upsize")                                                                              \
+  X(KEEP, "keep-right-sized")                                                                      \
+  X(NO_TRAFFIC, "no-traffic")                                                                      \
+  X(IDLE, "idle")                                                                                  \
+  X(IDLE_DEVICES, "idle-devices")                                                                  \
+  X(UNDERUSED, "underused")                                                                        \
+  X(UNTRUSTED_DATA, "untrusted-data")                                                              \
+  X(CURRENT_UNPRICED, "current-unpriced")                                                          \
+  X(NO_FIT, "no-fit")
+
+typedef enum {
+#define RS_VERDICT_ENUM(name, key) RS_VERDICT_##name,
+  RS_VERDICT_MAP(RS_VERDICT_ENUM)
+#undef RS_VERDICT_ENUM
+      RS_VERDICT_COUNT
+} rs_verdict_code;
+
+/* "move" for RS_VERDICT_MOVE; "unknown" out of range. */
+const char *rs_verdict_name(rs_verdict_code v);
+/* The code of a name; RS_USAGE when there is none. */
+rs_status rs_verdict_from_name(rs_verdict_code *out, const char *name);
+
+typedef struct rs_verdict {
+  rs_verdict_code code;
+  rs_action action; /* move to target, keep, review (idle money the model cannot place), no-fit */
+  const rs_candidate *target; /* the shape to move to (in fitting[]); NULL otherwise */
+  const char *reason;         /* one line with the numbers */
+  double savings_month;       /* of the target against now; NaN without one */
+  double savings_pct;
+  double wasted_month; /* $/month idle devices or an idle endpoint cost; NaN when none */
+  /* A cheaper fitting shape that did not decide the verdict: its price is
+   * suspect, or it keeps too little memory free. NULL when none. */
+  const rs_candidate *passed_over;
+  const char *passed_over_why;
+  unsigned idle_devices; /* devices of the current shape that never worked */
+  double peak_util_pct;  /* busiest device's peak utilization; NaN unknown */
+} rs_verdict;
+
 typedef struct rs_fit_result {
   const rs_summary *summary;
   const rs_catalog *catalog;
@@ -205,11 +259,23 @@ typedef struct rs_fit_result {
   size_t nfitting;
   rs_candidate *rejected; /* closest first */
   size_t nrejected;
-  bool right_sized;     /* keep the current shape: nothing saves more than the error */
-  rs_action action;     /* no-fit (nfitting == 0), keep (right_sized), or move to fitting[0] */
+  rs_verdict verdict;   /* decided once, by the sizing policy (verdict.c) */
+  int prices_age_days;  /* catalog price date to the reference date; -1 unknown */
+  const char *as_of;    /* the reference date used */
   rs_warning *warnings; /* the summary's, then the fit's own */
   size_t nwarnings;
 } rs_fit_result;
+
+/* The release date of this build's defaults: the reference for the price
+ * age unless --as-of names another. */
+#define RS_FIT_REFERENCE_DATE "2026-12-02"
+
+/* Whether date is a "YYYY-MM-DD" date (--as-of). */
+bool rs_fit_date_valid(const char *date);
+
+/* Whole days from prices_as_of to reference (both "YYYY-MM-DD"), 0 when
+ * the reference is earlier, -1 when either is not a date. */
+int rs_fit_price_age(const char *prices_as_of, const char *reference);
 
 /* Fits the summary (built from a profile) against cat, already priced
  * under basis by rs_pricing_apply. *out is in arena. RS_INVALID with the

@@ -8,7 +8,8 @@
  *   max_overprovision_pct: 50     # evaluated cost over the best fitting shape's
  *   require_slo: true             # every constraint holds at the design peak
  *   min_memory_headroom_pct: 20   # device memory left free
- *   min_confidence: medium */
+ *   min_confidence: medium
+ *   fail_verdicts: [idle, no-traffic, underused]   # verdict codes (fit.h) */
 #ifndef RIGHTSIZE_POLICY_H
 #define RIGHTSIZE_POLICY_H
 
@@ -26,7 +27,8 @@
   X(OVERPROVISION, "max_overprovision_pct", "max-overprovision")                                   \
   X(SLO, "require_slo", "require-slo")                                                             \
   X(HEADROOM, "min_memory_headroom_pct", "min-headroom")                                           \
-  X(CONFIDENCE, "min_confidence", "min-confidence")
+  X(CONFIDENCE, "min_confidence", "min-confidence")                                                \
+  X(VERDICT, "fail_verdicts", "fail-verdict")
 
 typedef enum {
 #define RS_POLICY_ENUM(name, key, flag) RS_POLICY_##name,
@@ -40,12 +42,16 @@ const char *rs_policy_flag(rs_policy_kind k);
 
 typedef struct rs_policy_set {
   bool set[RS_POLICY_COUNT];
-  double limit[RS_POLICY_COUNT]; /* USD, USD, percent, -, percent, rs_confidence */
+  double limit[RS_POLICY_COUNT]; /* USD, USD, percent, -, percent, rs_confidence, verdict bits */
   const char *path;              /* the policy file, or NULL */
 } rs_policy_set;
 
 /* True when set asks for at least one policy. */
 bool rs_policy_set_any(const rs_policy_set *set);
+
+/* "idle,no-traffic" -> bit (1 << code) per verdict code; RS_USAGE for an
+ * empty list or an unknown code. */
+rs_status rs_policy_verdicts_parse(unsigned *out, const char *list);
 
 /* Reads a policy file into set (keys it names are set; others untouched).
  * RS_INVALID with position for an unknown key, a wrong type or an out of

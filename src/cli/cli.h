@@ -103,7 +103,8 @@ enum {
   RS_CLI_OPT_SLO_P99,
   RS_CLI_OPT_SLO_P95,
   RS_CLI_OPT_PEAK,
-  RS_CLI_OPT_MAX_REPLICAS
+  RS_CLI_OPT_MAX_REPLICAS,
+  RS_CLI_OPT_AS_OF
 };
 
 /* The entries of an option table for them, to put in a command's table. */
@@ -133,6 +134,9 @@ enum {
        "design peak: p95, p99 (default), max of the request rate, or a rate in req/s; "            \
        "overrides traffic.peak_rps",                                                               \
        RS_CLI_OPT_PEAK},                                                                           \
+      {"as-of", 0, "DATE",                                                                         \
+       "judge the price age on this YYYY-MM-DD (default: the release date; never the clock)",      \
+       RS_CLI_OPT_AS_OF},                                                                          \
   {                                                                                                \
     "max-replicas", 0, "N", "largest replica count to consider per shape (default 64)",            \
         RS_CLI_OPT_MAX_REPLICAS                                                                    \

@@ -131,6 +131,11 @@ int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p) {
     return 0;
   case RS_CLI_OPT_MAX_REPLICAS:
     return rs_cli_read_count(&o->fit.max_replicas, "max-replicas", v, 1, 100000);
+  case RS_CLI_OPT_AS_OF:
+    if (!rs_fit_date_valid(v))
+      return rs_cli_bad_value("as-of", v, "a date such as 2026-12-02");
+    o->fit.as_of = v;
+    return 0;
   default: return -1;
   }
 }

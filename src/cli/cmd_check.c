@@ -23,6 +23,7 @@ enum {
   OPT_SLO,
   OPT_HEADROOM_MIN,
   OPT_CONFIDENCE,
+  OPT_VERDICT,
 };
 
 static const rs_cli_option check_options[] = {
@@ -41,6 +42,8 @@ static const rs_cli_option check_options[] = {
      OPT_HEADROOM_MIN},
     {"min-confidence", 0, "LEVEL", "fail below this confidence: low, medium or high",
      OPT_CONFIDENCE},
+    {"fail-verdict", 0, "CODES",
+     "fail when the verdict is one of these codes (idle,no-traffic,underused,...)", OPT_VERDICT},
     {"instance", 0, "NAME", "evaluate this shape instead of the current deployment", OPT_INSTANCE},
     {"replicas", 0, "N", "replicas of --instance (default 1)", OPT_REPLICAS},
     RS_CLI_FIT_OPTIONS,
@@ -105,6 +108,15 @@ static int read_option(check_opts *o, const rs_cli_parsed *p) {
     o->flags.set[RS_POLICY_CONFIDENCE] = true;
     o->flags.limit[RS_POLICY_CONFIDENCE] = (double)c;
     return 0;
+  case OPT_VERDICT: {
+    unsigned mask;
+    if (rs_policy_verdicts_parse(&mask, v) != RS_OK)
+      return rs_cli_bad_value("fail-verdict", v,
+                              "a comma list of verdict codes such as idle,no-traffic,underused");
+    o->flags.set[RS_POLICY_VERDICT] = true;
+    o->flags.limit[RS_POLICY_VERDICT] = (double)mask;
+    return 0;
+  }
   default: return 0;
   }
 }

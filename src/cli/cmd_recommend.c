@@ -105,7 +105,7 @@ static int run_recommend(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = recommend(&out, &arena, args->args[0], &o, &res, &err);
-  bool nofit = st == RS_OK && res->action == RS_ACTION_NOFIT;
+  bool nofit = st == RS_OK && res->verdict.action == RS_ACTION_NOFIT;
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
                  "no shape meets every constraint (the report lists the closest and why)");

@@ -243,6 +243,49 @@ static void test_zero_traffic(void **state) {
   assert_int_equal(best->replicas, 1);
   assert_true(best->util == 0.0 && best->wait_q_ms == 0.0);
   assert_true(isnan(best->usd_per_million)); /* no predictions to price */
+  /* zero traffic is never "right-sized": the whole cost is waste */
+  assert_int_equal(r->verdict.code, RS_VERDICT_NO_TRAFFIC);
+  assert_null(r->verdict.target);
+  assert_rel(r->verdict.wasted_month, r->current_usd_hour * RS_FIT_HOURS_PER_MONTH, 1e-12);
+}
+
+/* Spikier than the spiky-traffic threshold: the design peak is the max. */
+static void test_spiky_sizes_on_max(void **state) {
+  world w;
+  world_init(&w, *state);
+  w.s.stats.rate_peak_to_mean = RS_WARN_PEAK_TO_MEAN; /* at the threshold: still the p99 */
+  assert_rel(fit_ok(&w, *state)->demand.design_peak, 20.0, 1e-12);
+  w.s.stats.rate_peak_to_mean = 2.5 * 2; /* above: the max, 25 */
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_rel(r->demand.design_peak, 25.0, 1e-12);
+  assert_non_null(strstr(r->demand.peak_basis, "spiky"));
+  /* a peak the user names wins over the rule */
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_P99;
+  assert_rel(fit_ok(&w, *state)->demand.design_peak, 20.0, 1e-12);
+}
+
+/* A move saves at least RS_FIT_RIGHT_SIZED_PCT and RS_FIT_MIN_SAVE_USD. */
+static void test_move_minimums(void **state) {
+  world w;
+  world_init(&w, *state);
+  rs_fit_result *r = fit_ok(&w, *state);
+  if (r->verdict.code == RS_VERDICT_MOVE || r->verdict.code == RS_VERDICT_IDLE_DEVICES) {
+    assert_true(r->verdict.savings_pct >= RS_FIT_RIGHT_SIZED_PCT);
+    assert_true(r->verdict.savings_month >= RS_FIT_MIN_SAVE_USD);
+    assert_true(r->demand.mem_need_head <=
+                (1.0 - RS_FIT_MEM_MARGIN) * r->verdict.target->mem_capacity);
+  }
+  for (size_t i = 0; i < r->nfitting; i++) {
+    const rs_candidate *c = &r->fitting[i];
+    if (r->verdict.code == RS_VERDICT_KEEP && c->savings_month > 0 &&
+        c->inst->price_flag != RS_PRICE_SUSPECT &&
+        r->demand.mem_need_head <= (1.0 - RS_FIT_MEM_MARGIN) * c->mem_capacity)
+      assert_true(c->savings_pct < RS_FIT_RIGHT_SIZED_PCT ||
+                  c->savings_month < RS_FIT_MIN_SAVE_USD);
+  }
+  assert_true(r->verdict.code == RS_VERDICT_MOVE || r->verdict.code == RS_VERDICT_KEEP ||
+              r->verdict.code == RS_VERDICT_UNDERUSED);
 }
 
 static void test_traffic_beyond_any_shape(void **state) {
@@ -352,9 +395,13 @@ static void test_canonical(void **state) {
   assert_true(b->latency_q_ms < 50.0);
   assert_rel(r->current_usd_hour, 12.24, 1e-12);
   assert_true(b->savings_pct > 94.0 && b->savings_pct < 97.0);
-  assert_false(r->right_sized);
-  assert_int_equal(r->action, RS_ACTION_MOVE);
-  assert_string_equal(rs_action_name(r->action), "move");
+  /* three of the four V100s never worked: the move says what they cost */
+  assert_int_equal(r->verdict.code, RS_VERDICT_IDLE_DEVICES);
+  assert_int_equal(r->verdict.action, RS_ACTION_MOVE);
+  assert_ptr_equal(r->verdict.target, b);
+  assert_int_equal(r->verdict.idle_devices, 3);
+  assert_rel(r->verdict.wasted_month, 12.24 * 730.0 * 3.0 / 4.0, 1e-9);
+  assert_string_equal(rs_action_name(r->verdict.action), "move");
   /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
   o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
   r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);
@@ -375,6 +422,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_benchmark, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_replica_search, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_zero_traffic, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_spiky_sizes_on_max, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_move_minimums, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_traffic_beyond_any_shape, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_slo_below_service, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_memory, setup_arena, teardown_arena),

@@ -104,6 +104,14 @@ static void test_canonical(void **state) {
   assert_false(check(arena, fit, RS_POLICY_HEADROOM, 90).pass);
   assert_true(check(arena, fit, RS_POLICY_CONFIDENCE, RS_CONF_MEDIUM).pass);
   assert_false(check(arena, fit, RS_POLICY_CONFIDENCE, RS_CONF_HIGH).pass);
+  /* the canonical verdict is idle-devices: fail on it, pass on others */
+  unsigned mask;
+  assert_int_equal(rs_policy_verdicts_parse(&mask, "idle-devices,idle"), RS_OK);
+  r = check(arena, fit, RS_POLICY_VERDICT, (double)mask);
+  assert_false(r.pass);
+  assert_int_equal((int)r.checks[0].value, RS_VERDICT_IDLE_DEVICES);
+  assert_int_equal(rs_policy_verdicts_parse(&mask, "underused,no-traffic"), RS_OK);
+  assert_true(check(arena, fit, RS_POLICY_VERDICT, (double)mask).pass);
 }
 
 /* A proposed deployment is evaluated instead of the current one. */
@@ -143,6 +151,13 @@ static void test_names(void **state) {
     assert_int_equal(c, k);
   }
   assert_string_equal(rs_confidence_name(RS_CONF_COUNT), "unknown");
+  unsigned mask;
+  assert_int_equal(rs_policy_verdicts_parse(&mask, "idle,no-traffic"), RS_OK);
+  assert_int_equal(mask, (1u << RS_VERDICT_IDLE) | (1u << RS_VERDICT_NO_TRAFFIC));
+  assert_int_equal(rs_policy_verdicts_parse(&mask, "idle,"), RS_USAGE);
+  assert_int_equal(rs_policy_verdicts_parse(&mask, ""), RS_USAGE);
+  assert_int_equal(rs_policy_verdicts_parse(&mask, "keep"), RS_USAGE);
+  assert_string_equal(rs_policy_key(RS_POLICY_VERDICT), "fail_verdicts");
 }
 
 int main(void) {

@@ -646,6 +646,21 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   keep_reasons(ctx, c, &r);
 }
 
+/* A shape of an allowed family whose runtime the model's framework lacks
+ * (compat.c): listed as rejected, so the reader sees why. */
+static void reject_framework(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in,
+                             const char *why, rs_candidate *c) {
+  reasons r;
+  memset(c, 0, sizeof(*c));
+  c->inst = in;
+  c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
+  c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
+  c->savings_month = c->savings_pct = NAN;
+  reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
+  data_reasons(ctx, &res->demand, &r);
+  keep_reasons(ctx, c, &r);
+}
+
 /* ---- ranking ---- */
 
 static int cmp_fitting(const void *pa, const void *pb) {
@@ -730,14 +745,8 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
                            "the current deployment would not hold the design peak of %.1f "
                            "req/s: %s",
                            d->design_peak, cur->reason));
-  if (res->right_sized)
-    fit_warn(ctx, res, RS_WARNING_ALREADY_RIGHT_SIZED,
-             res->nfitting && res->fitting[0].inst != cur->inst
-                 ? rs_fit_printf(ctx,
-                                 "the best alternative saves %.1f%%, inside the model's error: "
-                                 "keep the current shape",
-                                 res->fitting[0].savings_pct)
-                 : "nothing cheaper fits: the current shape is already the right size");
+  if (res->verdict.code == RS_VERDICT_KEEP)
+    fit_warn(ctx, res, RS_WARNING_ALREADY_RIGHT_SIZED, res->verdict.reason);
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
     if (d->mem_need_head > 0.9 * best->mem_capacity)
@@ -800,9 +809,15 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   size_t n = 0, nfit = 0;
   for (size_t i = 0; i < cat->ninstances; i++) {
-    if (!allowed(&ctx, res->families, &cat->instances[i]))
+    const rs_instance *in = &cat->instances[i];
+    if (!allowed(&ctx, res->families, in))
       continue;
-    fit_shape(&ctx, res, &cat->instances[i], false, 0, &all[n]);
+    const char *why =
+        opts->families ? NULL : rs_fit_compat(&ctx, sum->profile->model.framework, in);
+    if (why != NULL)
+      reject_framework(&ctx, res, in, why, &all[n]);
+    else
+      fit_shape(&ctx, res, in, false, 0, &all[n]);
     nfit += all[n].fits;
     n++;
   }
@@ -818,13 +833,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   }
   qsort(res->fitting, res->nfitting, sizeof(*res->fitting), cmp_fitting);
   qsort(res->rejected, res->nrejected, sizeof(*res->rejected), cmp_rejected);
-  /* Keep the current shape when it fits and nothing saves enough; an
-   * unpriced current shape cannot be compared, so the best fit stands. */
-  res->right_sized = res->current.fits && isfinite(res->current_usd_hour) &&
-                     (res->nfitting == 0 || res->fitting[0].savings_pct < RS_FIT_RIGHT_SIZED_PCT);
-  res->action = res->nfitting == 0 ? RS_ACTION_NOFIT
-                : res->right_sized ? RS_ACTION_KEEP
-                                   : RS_ACTION_MOVE;
+  res->as_of = opts->as_of ? opts->as_of : RS_FIT_REFERENCE_DATE;
+  res->prices_age_days = rs_fit_price_age(cat->prices_as_of, res->as_of);
+  rs_fit_verdict(&ctx, res);
   warnings(&ctx, res);
   if (ctx.nomem)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");

@@ -100,6 +100,7 @@ static void demand_traffic(rs_fit_ctx *ctx, rs_demand *d) {
   double growth = p->traffic.growth;
   rs_peak_kind kind = RS_PEAK_P99;
   double rps = NAN;
+  const char *spiky = "";
   d->rate_mean = r->count ? r->mean * scale * growth : NAN;
   d->observed_peak = r->count ? r->max * scale : NAN;
   if (ctx->o->peak_set) {
@@ -108,6 +109,12 @@ static void demand_traffic(rs_fit_ctx *ctx, rs_demand *d) {
   } else if (!isnan(p->traffic.peak_rps)) {
     kind = RS_PEAK_RPS;
     rps = p->traffic.peak_rps;
+  } else if (ctx->sum->stats.rate_peak_to_mean > RS_WARN_PEAK_TO_MEAN) {
+    /* Spikier than autoscaling follows (the spiky-traffic warning): the
+     * p99 would size for a fraction of the bursts the warning names. */
+    kind = RS_PEAK_MAX;
+    spiky = rs_fit_printf(ctx, " (spiky: peak/mean %.1f > %.0f)", ctx->sum->stats.rate_peak_to_mean,
+                          RS_WARN_PEAK_TO_MEAN);
   }
   const char *scope = scale > 1 ? rs_fit_printf(ctx, " x %.0f replicas", scale) : "";
   switch (kind) {
@@ -121,7 +128,7 @@ static void demand_traffic(rs_fit_ctx *ctx, rs_demand *d) {
     break;
   case RS_PEAK_MAX:
     d->design_peak = r->count ? r->max * scale : NAN;
-    d->peak_basis = rs_fit_printf(ctx, "max of request rate%s", scope);
+    d->peak_basis = rs_fit_printf(ctx, "max of request rate%s%s", scope, spiky);
     break;
   case RS_PEAK_RPS:
     d->design_peak = rps;

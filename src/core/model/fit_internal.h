@@ -37,4 +37,12 @@ rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err);
 double rs_fit_bandwidth(const rs_instance *in);
 double rs_fit_tflops(const rs_instance *in);
 
+/* Decides res->verdict from the ranked fit (verdict.c, the sizing
+ * policy); called once at the end of rs_fit. */
+void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res);
+
+/* Why a model of `framework` cannot run on shape in (compat.c), or NULL
+ * when it can or the framework is not in the table. */
+const char *rs_fit_compat(rs_fit_ctx *ctx, const char *framework, const rs_instance *in);
+
 #endif

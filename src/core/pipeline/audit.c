@@ -138,12 +138,12 @@ typedef struct work {
 static void decide(rs_audit_row *row, const rs_fit_result *fit) {
   row->fit = fit;
   row->now_month = fit->current.usd_per_month;
-  row->action = fit->action;
-  if (fit->action != RS_ACTION_MOVE) {
+  row->action = fit->verdict.action;
+  if (fit->verdict.target == NULL) {
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
   } else {
-    row->after = &fit->fitting[0];
+    row->after = fit->verdict.target;
     row->after_month = row->after->usd_per_month;
     row->confidence = row->after->confidence;
   }

@@ -34,11 +34,58 @@ bool rs_policy_set_any(const rs_policy_set *set) {
   return false;
 }
 
+rs_status rs_policy_verdicts_parse(unsigned *out, const char *list) {
+  const char *p = list;
+  *out = 0;
+  while (*p) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    char name[32];
+    rs_verdict_code v;
+    if (n == 0 || n >= sizeof(name) || (end != NULL && end[1] == '\0'))
+      return RS_USAGE;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    if (rs_verdict_from_name(&v, name) != RS_OK)
+      return RS_USAGE;
+    *out |= 1u << v;
+    p += n + (end != NULL);
+  }
+  return *out ? RS_OK : RS_USAGE;
+}
+
+/* fail_verdicts: a list of verdict codes. */
+static rs_status read_verdicts(rs_policy_set *set, const char *path, const rs_node *n,
+                               rs_error *err) {
+  const char *what = policy_keys[RS_POLICY_VERDICT];
+  unsigned mask = 0;
+  rs_status st = rs_node_expect(n, RS_NODE_SEQ, path, what, err);
+  for (size_t i = 0; st == RS_OK && i < n->n; i++) {
+    const char *s;
+    rs_verdict_code v;
+    st = rs_node_string(n->items[i], path, what, &s, err);
+    if (st == RS_OK && rs_verdict_from_name(&v, s) != RS_OK)
+      st = rs_error_set(err, RS_INVALID, path, n->items[i]->line, n->items[i]->col,
+                        "%s: unknown verdict '%s', expected codes such as idle, no-traffic, "
+                        "underused (docs/model.md)",
+                        what, s);
+    if (st == RS_OK)
+      mask |= 1u << v;
+  }
+  if (st == RS_OK) {
+    set->set[RS_POLICY_VERDICT] = mask != 0; /* an empty list asks for nothing */
+    set->limit[RS_POLICY_VERDICT] = (double)mask;
+  }
+  return st;
+}
+
 static rs_status read_limit(rs_policy_set *set, const char *path, rs_policy_kind k,
                             const rs_node *n, rs_error *err) {
   const char *what = policy_keys[k];
   rs_status st;
   double v = NAN;
+  if (k == RS_POLICY_VERDICT)
+    return read_verdicts(set, path, n, err);
   if (k == RS_POLICY_SLO) {
     bool b;
     st = rs_node_bool(n, path, what, &b, err);
@@ -197,6 +244,15 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
     c->text = say(arena, nomem, "confidence of the evaluation is %s, minimum %s",
                   rs_confidence_name(e->confidence), rs_confidence_name((rs_confidence)limit));
     break;
+  case RS_POLICY_VERDICT: {
+    /* about the current deployment, even when a proposed one is evaluated */
+    const rs_verdict *v = &f->verdict;
+    c->value = (double)v->code;
+    c->pass = !((unsigned)limit & (1u << v->code));
+    c->text = say(arena, nomem, "the verdict is %s%s: %s", rs_verdict_name(v->code),
+                  c->pass ? "" : ", which the policy fails", v->reason);
+    break;
+  }
   default: break;
   }
 }

@@ -39,10 +39,10 @@ static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
   snprintf(c->c[0], 160, "%s", p->endpoint);
   snprintf(c->c[1], 160, "%s x%llu", p->current.instance, (unsigned long long)p->current.replicas);
   money(c->c[2], r->now_month, raw);
-  if (r->action == RS_ACTION_MOVE)
+  if (r->after)
     snprintf(c->c[3], 160, "%s x%u", r->after->inst->name, r->after->replicas);
   else
-    snprintf(c->c[3], 160, "%s", r->action == RS_ACTION_KEEP ? "keep" : "no fit");
+    snprintf(c->c[3], 160, "%s", rs_verdict_name(r->fit->verdict.code));
   money(c->c[4], r->after_month, raw);
   money(c->c[5], r->savings_month, raw);
   if (isfinite(r->savings_pct))
@@ -182,6 +182,8 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
     rs_jsonw_uint(&w, "current_replicas", p->current.replicas);
     rs_jsonw_number(&w, "usd_per_month_now", r->now_month);
     rs_jsonw_string(&w, "action", rs_action_name(r->action));
+    rs_jsonw_string(&w, "verdict", rs_verdict_name(r->fit->verdict.code));
+    rs_jsonw_number(&w, "wasted_usd_per_month", r->fit->verdict.wasted_month);
     rs_jsonw_string(&w, "recommended_provider", r->after ? r->after->inst->provider : NULL);
     rs_jsonw_string(&w, "recommended_instance", r->after ? r->after->inst->name : NULL);
     if (r->after)

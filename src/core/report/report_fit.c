@@ -60,7 +60,9 @@ static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
   fmt(r->c[5], c->util * 100.0, raw ? 2 : 0, raw ? "" : "%", none);
   fmt(r->c[6], c->latency_q_ms, raw ? 3 : 1, "", none);
   fmt(r->c[7], c->mem_free * 100.0, raw ? 2 : 0, raw ? "" : "%", none);
-  fmt(r->c[8], c->usd_per_hour, raw ? 4 : 3, "", none);
+  /* a suspect price is ranked but marked: it never decides the verdict */
+  fmt(r->c[8], c->usd_per_hour, raw ? 4 : 3,
+      !raw && c->inst->price_flag == RS_PRICE_SUSPECT ? "*" : "", none);
   fmt(r->c[9], c->usd_per_month, 2, "", none);
   fmt(r->c[10], c->usd_per_million, raw ? 4 : 2, "", none);
   fmt(r->c[11], rank == 0 ? NAN : c->savings_month, 2, "", none);
@@ -109,6 +111,14 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
         ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
     rs_table_write(out, kind == OUT_MARKDOWN ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, NCOLS, names,
                    col_numeric, ptrs, n);
+    bool suspect = r->current.inst->price_flag == RS_PRICE_SUSPECT;
+    for (size_t i = 0; i + 1 < n; i++)
+      suspect = suspect || r->fitting[i].inst->price_flag == RS_PRICE_SUSPECT;
+    if (suspect)
+      rs_buf_puts(out,
+                  kind == OUT_MARKDOWN
+                      ? "\n\\* price marked suspect by the catalog: ranked, never the verdict\n"
+                      : "* price marked suspect by the catalog: ranked, never the verdict\n");
   }
   free(ptrs);
   free(rows);
@@ -139,6 +149,11 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   else
     rs_buf_puts(out, "no overlay");
   rs_buf_printf(out, "; %s%s", o->region ? "region " : "any region", o->region ? o->region : "");
+  if (r->prices_age_days > RS_FIT_PRICE_MAX_AGE_DAYS)
+    rs_buf_printf(out, "; prices of %s are %d days old on %s (over %d: check them)",
+                  cat->prices_as_of, r->prices_age_days, r->as_of, RS_FIT_PRICE_MAX_AGE_DAYS);
+  else if (r->prices_age_days >= 0)
+    rs_buf_printf(out, "; prices of %s", cat->prices_as_of);
   rs_buf_puts(out, eol);
   rs_buf_printf(out, "%sscope%s      providers ", pre, post);
   if (o->providers == NULL)
@@ -189,9 +204,22 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
                 d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
 }
 
+/* The candidate the "bound by" line describes: the verdict's target, else
+ * the current deployment when it holds, else the best fit. */
+static const rs_candidate *described(const rs_fit_result *r) {
+  if (r->verdict.target)
+    return r->verdict.target;
+  return r->current.fits ? &r->current : &r->fitting[0];
+}
+
 static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
                                const char *post, const char *eol) {
-  if (r->action == RS_ACTION_NOFIT) {
+  const rs_verdict *v = &r->verdict;
+  if (r->nfitting == 0) {
+    rs_buf_printf(out, "%sverdict%s    %s: %s%s", pre, post, rs_verdict_name(v->code), v->reason,
+                  eol);
+    if (v->code != RS_VERDICT_NO_FIT)
+      return;
     rs_buf_printf(out, "%sno fit%s: no allowed shape meets every constraint; the closest:\n", pre,
                   post);
     for (size_t i = 0; i < r->nrejected && i < 5; i++)
@@ -200,26 +228,13 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
                     r->rejected[i].reason);
     return;
   }
-  const rs_candidate *b = &r->fitting[0];
-  if (r->action == RS_ACTION_KEEP)
-    rs_buf_printf(out, "%sverdict%s    keep %s x%llu: already right-sized%s", pre, post,
-                  r->summary->profile->current.instance,
-                  (unsigned long long)r->summary->profile->current.replicas, eol);
-  else if (!isfinite(b->savings_month))
-    rs_buf_printf(out,
-                  "%sverdict%s    %s %s x%u: %.2f $/month (the current shape has no price to "
-                  "compare with)%s",
-                  pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month, eol);
-  else if (b->savings_month >= 0)
-    rs_buf_printf(out, "%sverdict%s    %s %s x%u: %.2f $/month, saves %.2f $/month (%.1f%%)%s", pre,
-                  post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
-                  b->savings_month, b->savings_pct, eol);
-  else
-    rs_buf_printf(out,
-                  "%sverdict%s    %s %s x%u: %.2f $/month, %.2f $/month (%.1f%%) more than now: "
-                  "the current deployment does not hold the demand%s",
-                  pre, post, b->inst->provider, b->inst->name, b->replicas, b->usd_per_month,
-                  -b->savings_month, -b->savings_pct, eol);
+  rs_buf_printf(out, "%sverdict%s    %s: %s%s", pre, post, rs_verdict_name(v->code), v->reason,
+                eol);
+  if (v->target && v->passed_over)
+    rs_buf_printf(out, "%snot chosen%s %s %s x%u at %.2f $/month: %s%s", pre, post,
+                  v->passed_over->inst->provider, v->passed_over->inst->name,
+                  v->passed_over->replicas, v->passed_over->usd_per_month, v->passed_over_why, eol);
+  const rs_candidate *b = described(r);
   rs_buf_printf(out, "%sbound by%s   %s; confidence %s", pre, post, rs_constraint_name(b->binding),
                 rs_confidence_name(b->confidence));
   for (size_t i = 0; i < b->nreasons; i++)

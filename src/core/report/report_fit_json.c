@@ -107,6 +107,48 @@ static void json_demand(rs_jsonw *w, const rs_fit_result *r) {
   rs_jsonw_end(w, '}');
 }
 
+static void json_shape_ref(rs_jsonw *w, const char *key, const rs_candidate *c, const char *why) {
+  if (c == NULL) {
+    rs_jsonw_null(w, key);
+    return;
+  }
+  rs_jsonw_object(w, key);
+  rs_jsonw_string(w, "provider", c->inst->provider);
+  rs_jsonw_string(w, "instance", c->inst->name);
+  if (c->replicas) /* a shape the model could not size has no count */
+    rs_jsonw_uint(w, "replicas", c->replicas);
+  else
+    rs_jsonw_null(w, "replicas");
+  rs_jsonw_number(w, "usd_per_month", c->usd_per_month);
+  if (why)
+    rs_jsonw_string(w, "why", why);
+  rs_jsonw_end(w, '}');
+}
+
+static void json_verdict(rs_jsonw *w, const rs_fit_result *r) {
+  const rs_verdict *v = &r->verdict;
+  rs_jsonw_object(w, "verdict");
+  rs_jsonw_string(w, "action", rs_action_name(v->action));
+  if (r->nfitting) {
+    /* the best-ranked shape, whatever the verdict (schema 1 had these) */
+    rs_jsonw_string(w, "provider", r->fitting[0].inst->provider);
+    rs_jsonw_string(w, "instance", r->fitting[0].inst->name);
+    rs_jsonw_uint(w, "replicas", r->fitting[0].replicas);
+    rs_jsonw_number(w, "savings_usd_per_month", r->fitting[0].savings_month);
+    rs_jsonw_number(w, "savings_pct", r->fitting[0].savings_pct);
+  }
+  rs_jsonw_string(w, "code", rs_verdict_name(v->code));
+  rs_jsonw_string(w, "reason", v->reason);
+  json_shape_ref(w, "target", v->target, NULL);
+  rs_jsonw_number(w, "target_savings_usd_per_month", v->savings_month);
+  rs_jsonw_number(w, "target_savings_pct", v->savings_pct);
+  rs_jsonw_number(w, "wasted_usd_per_month", v->wasted_month);
+  rs_jsonw_uint(w, "idle_devices", v->idle_devices);
+  rs_jsonw_number(w, "peak_utilization_pct", v->peak_util_pct);
+  json_shape_ref(w, "passed_over", v->passed_over, v->passed_over_why);
+  rs_jsonw_end(w, '}');
+}
+
 rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o) {
   const rs_profile *p = r->summary->profile;
   const rs_catalog *cat = r->catalog;
@@ -120,6 +162,9 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   rs_jsonw_string(&w, "endpoint", p->endpoint);
   rs_jsonw_string(&w, "profile", p->path);
   rs_report_json_pricing(&w, cat, r->basis, r->overlay);
+  rs_jsonw_string(&w, "prices_reference_date", r->as_of);
+  rs_jsonw_number(&w, "prices_age_days", r->prices_age_days >= 0 ? r->prices_age_days : NAN);
+  rs_jsonw_bool(&w, "prices_old", r->prices_age_days > RS_FIT_PRICE_MAX_AGE_DAYS);
   rs_jsonw_object(&w, "options");
   rs_jsonw_number(&w, "headroom", fo->headroom);
   rs_jsonw_number(&w, "max_utilization", fo->max_util);
@@ -139,16 +184,7 @@ rs_status rs_report_fit_json(rs_buf *out, const rs_fit_result *r, const rs_repor
   rs_jsonw_end(&w, '}');
   json_demand(&w, r);
   json_candidate(&w, "current", &r->current, 0, true);
-  rs_jsonw_object(&w, "verdict");
-  rs_jsonw_string(&w, "action", rs_action_name(r->action));
-  if (r->nfitting) {
-    rs_jsonw_string(&w, "provider", r->fitting[0].inst->provider);
-    rs_jsonw_string(&w, "instance", r->fitting[0].inst->name);
-    rs_jsonw_uint(&w, "replicas", r->fitting[0].replicas);
-    rs_jsonw_number(&w, "savings_usd_per_month", r->fitting[0].savings_month);
-    rs_jsonw_number(&w, "savings_pct", r->fitting[0].savings_pct);
-  }
-  rs_jsonw_end(&w, '}');
+  json_verdict(&w, r);
   rs_jsonw_uint(&w, "fitting_total", r->nfitting);
   rs_jsonw_array(&w, "candidates");
   for (size_t i = 0; i < n; i++)
