@@ -35,7 +35,7 @@ static rs_status grow(rs_buf *buf, size_t extra) {
   size_t need, na;
   char *p;
   if (buf->failed)
-    return buf->why;
+    return rs_buf_status(buf);
   if (extra > buf->cap || buf->len > buf->cap - extra) {
     buf->failed = true;
     return buf->why = RS_LIMIT;

@@ -111,7 +111,7 @@ RS_IT_TOKEN=it-secret-7f3a9c
 export RS_IT_TOKEN
 "$bin" fetch prometheus --url "http://127.0.0.1:$port" --selector '{job="rs-it"}' \
   --end "$end" --since "$(( (points - 1) * 60 ))s" --step 60s \
-  --token-env RS_IT_TOKEN --timeout 20s \
+  --token-env RS_IT_TOKEN --timeout 60s \
   -o "$tmp/out/bert.yaml" --endpoint bert --provider aws --instance g4dn.12xlarge \
   --slo-p99 50ms >"$tmp/fetch.out" 2>"$tmp/fetch.err"
 rc=$?
@@ -121,7 +121,7 @@ grep -q "cannot write" "$tmp/fetch.err" || fail "missing folder: $(cat "$tmp/fet
 mkdir -p "$tmp/out"
 "$bin" fetch prometheus --url "http://127.0.0.1:$port" --selector '{job="rs-it"}' \
   --end "$end" --since "$(( (points - 1) * 60 ))s" --step 60s \
-  --token-env RS_IT_TOKEN --timeout 20s \
+  --token-env RS_IT_TOKEN --timeout 60s \
   -o "$tmp/out/bert.yaml" --endpoint bert --provider aws --instance g4dn.12xlarge \
   --slo-p99 50ms >"$tmp/fetch.out" 2>"$tmp/fetch.err" ||
   fail "fetch failed: $(cat "$tmp/fetch.err")"

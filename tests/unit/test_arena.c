@@ -185,6 +185,8 @@ static void test_buf_status(void **state) {
   assert_int_equal(rs_buf_status(&b), RS_OK);
   b.failed = true; /* a writer whose own malloc failed marks the buffer so */
   assert_int_equal(rs_buf_status(&b), RS_NOMEM);
+  assert_int_equal(rs_buf_puts(&b, "g"), RS_NOMEM); /* and later appends are no-ops */
+  assert_int_equal(b.len, 0);
   rs_buf_release(&b);
 }
 
