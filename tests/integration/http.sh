@@ -39,9 +39,12 @@ s.serve_forever()
 PY
 python3 "$tmp/server.py" "$tmp/port" 2>"$tmp/server.log" &
 pid=$!
-for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
-  [ -s "$tmp/port" ] && break
+# A loaded machine (ctest -j16) may take seconds to start python3: wait up
+# to 30 s, stopping early when the server died.
+i=0
+while [ ! -s "$tmp/port" ] && [ $i -lt 300 ] && kill -0 "$pid" 2>/dev/null; do
   sleep 0.1
+  i=$((i + 1))
 done
 [ -s "$tmp/port" ] || fail "the test server did not start"
 base="http://127.0.0.1:$(cat "$tmp/port")"
