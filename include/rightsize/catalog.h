@@ -32,8 +32,12 @@ typedef enum {
 #define RS_PROVIDER_ENUM(name, key) RS_PROVIDER_##name,
   RS_PROVIDER_MAP(RS_PROVIDER_ENUM)
 #undef RS_PROVIDER_ENUM
-      RS_PROVIDER_COUNT
 } rs_provider;
+enum {
+#define RS_PROVIDER_ONE(name, key) +1
+  RS_PROVIDER_COUNT = 0 RS_PROVIDER_MAP(RS_PROVIDER_ONE)
+#undef RS_PROVIDER_ONE
+};
 
 /* The names in enum order, NULL-terminated: {"aws", "gcp", "azure", NULL}. */
 extern const char *const rs_provider_names[];
@@ -69,8 +73,12 @@ typedef enum {
 #define RS_ACCEL_ENUM(name, key, bit, kind) RS_FAMILY_IF_##kind(RS_ACCEL_##name, )
   RS_FAMILY_MAP(RS_ACCEL_ENUM)
 #undef RS_ACCEL_ENUM
-      RS_ACCEL_COUNT
 } rs_accel_family;
+enum {
+#define RS_ACCEL_ONE(name, key, bit, kind) RS_FAMILY_IF_##kind(+1)
+  RS_ACCEL_COUNT = 0 RS_FAMILY_MAP(RS_ACCEL_ONE)
+#undef RS_ACCEL_ONE
+};
 
 /* The accelerator family names in enum order, NULL-terminated. */
 extern const char *const rs_accel_family_names[];
@@ -87,8 +95,12 @@ typedef enum {
 #define RS_CATEGORY_ENUM(name, key) RS_CATEGORY_##name,
   RS_CATEGORY_MAP(RS_CATEGORY_ENUM)
 #undef RS_CATEGORY_ENUM
-      RS_CATEGORY_COUNT
 } rs_category;
+enum {
+#define RS_CATEGORY_ONE(name, key) +1
+  RS_CATEGORY_COUNT = 0 RS_CATEGORY_MAP(RS_CATEGORY_ONE)
+#undef RS_CATEGORY_ONE
+};
 
 extern const char *const rs_category_names[]; /* enum order, NULL-terminated */
 
@@ -101,8 +113,12 @@ typedef enum {
 #define RS_ARCH_ENUM(name, key) RS_ARCH_##name,
   RS_ARCH_MAP(RS_ARCH_ENUM)
 #undef RS_ARCH_ENUM
-      RS_ARCH_COUNT
 } rs_arch;
+enum {
+#define RS_ARCH_ONE(name, key) +1
+  RS_ARCH_COUNT = 0 RS_ARCH_MAP(RS_ARCH_ONE)
+#undef RS_ARCH_ONE
+};
 
 extern const char *const rs_arch_names[]; /* enum order, NULL-terminated */
 

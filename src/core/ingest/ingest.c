@@ -13,12 +13,12 @@
 
 /* ---- format names ---- */
 
-static const char *const format_names[] = {
-    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json"};
+const char *const rs_sample_format_names[] = {
+    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
-  for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-    if (name != NULL && strcmp(name, format_names[i]) == 0) {
+  for (size_t i = 0; i < RS_FORMAT_COUNT; i++) {
+    if (name != NULL && strcmp(name, rs_sample_format_names[i]) == 0) {
       *out = (rs_sample_format)i;
       return RS_OK;
     }
@@ -27,8 +27,8 @@ rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
 }
 
 const char *rs_format_name(rs_sample_format f) {
-  if ((unsigned)f < sizeof(format_names) / sizeof(format_names[0]))
-    return format_names[f];
+  if ((unsigned)f < RS_FORMAT_COUNT)
+    return rs_sample_format_names[f];
   return "unknown";
 }
 
