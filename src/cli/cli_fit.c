@@ -10,6 +10,8 @@
 #include "rightsize/profile.h"
 #include "rightsize/summary.h"
 
+_Static_assert(sizeof(rs_price_basis) == sizeof(int), "--pricing is a CHOICE: an int field");
+
 bool rs_cli_parse_peak(void *fit_options, const char *value) {
   rs_fit_options *fit = fit_options;
   if (rs_peak_parse(value, &fit->peak, &fit->peak_rps) != RS_OK)

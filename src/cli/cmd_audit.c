@@ -16,6 +16,7 @@ typedef struct audit_opts {
   unsigned threads, max_per_instance;
   rs_cli_fit_opts f;
 } audit_opts;
+_Static_assert(sizeof(rs_audit_format) == sizeof(int), "a CHOICE field is an int");
 
 #define OPT(m) offsetof(audit_opts, m)
 static const rs_cli_opt audit_options[] = {

@@ -19,6 +19,8 @@ typedef struct catalog_opts {
   rs_catalog_filter filter; /* the rest of the filter is parsed into it directly */
   rs_catalog_format format; /* a CHOICE field: int-sized */
 } catalog_opts;
+_Static_assert(sizeof(rs_catalog_format) == sizeof(int) && sizeof(rs_catalog_sort) == sizeof(int),
+               "a CHOICE field is an int");
 
 #define OPT(m) offsetof(catalog_opts, m)
 static const rs_cli_opt catalog_options[] = {

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
-#include "rightsize/num.h"
 #include "rightsize/policy.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_check.h"
@@ -24,6 +23,7 @@ typedef struct check_opts {
   const char *instance;
   unsigned replicas;
 } check_opts;
+_Static_assert(sizeof(rs_check_format) == sizeof(int), "a CHOICE field is an int");
 
 static bool parse_confidence(void *field, const char *value) {
   rs_confidence c;

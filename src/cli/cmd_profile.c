@@ -6,7 +6,6 @@
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/ingest.h"
-#include "rightsize/num.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_summary.h"
 #include "rightsize/summary.h"
@@ -17,6 +16,7 @@ typedef struct profile_opts {
   int json; /* a CHOICE: 0 table, 1 json */
   rs_summary_options summary;
 } profile_opts;
+_Static_assert(sizeof(rs_sample_format) == sizeof(int), "a CHOICE field is an int");
 
 #define OPT(m) offsetof(profile_opts, m)
 static const rs_cli_opt profile_options[] = {

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "rightsize/buf.h"
 #include "rightsize/fit.h"
-#include "rightsize/num.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_fit.h"
 #include "rightsize/summary.h"
@@ -22,6 +21,7 @@ typedef struct recommend_opts {
   rs_report_fit_options report;
   rs_cli_fit_opts f;
 } recommend_opts;
+_Static_assert(sizeof(out_format) == sizeof(int), "a CHOICE field is an int");
 
 #define OPT(m) offsetof(recommend_opts, m)
 static const rs_cli_opt recommend_options[] = {
