@@ -24,7 +24,6 @@ _Static_assert(sizeof(rs_catalog_format) == sizeof(int) && sizeof(rs_catalog_sor
 
 #define OPT(m) offsetof(catalog_opts, m)
 static const rs_cli_opt catalog_options[] = {
-    RS_CLI_CATALOG_OPTIONS(catalog_opts, catalog),
     RS_CLI_SCOPE_OPTIONS(catalog_opts, scope),
     {RS_CLI_OPT(
          "family", 0, RS_CLI_LIST, OPT(families), "FAMILIES",
@@ -54,6 +53,7 @@ static const rs_cli_opt catalog_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
                 "list: table (default), json or csv"),
      .choices = rs_catalog_format_names},
+    RS_CLI_CATALOG_OPTIONS(catalog_opts, catalog),
     {0}};
 
 static void init_options(void *opts) {
