@@ -24,21 +24,108 @@
 #define RS_CATALOG_SCHEMA_MAJOR 2
 #define RS_CATALOG_MAX_BYTES ((size_t)16 << 20)
 
+/* The vocabularies: one list each, with the name both ways. */
+
+/* Providers a profile, a fetch and --provider may name ("aws"). Catalog
+ * entries carry the name as written. */
+#define RS_PROVIDER_MAP(X)                                                                         \
+  X(AWS, "aws")                                                                                    \
+  X(GCP, "gcp")                                                                                    \
+  X(AZURE, "azure")
+
 typedef enum {
-  RS_ACCEL_NVIDIA_GPU,
-  RS_ACCEL_INFERENTIA,
-  RS_ACCEL_TRAINIUM,
-  RS_ACCEL_TPU
+#define RS_PROVIDER_ENUM(name, key) RS_PROVIDER_##name,
+  RS_PROVIDER_MAP(RS_PROVIDER_ENUM)
+#undef RS_PROVIDER_ENUM
+} rs_provider;
+enum {
+#define RS_PROVIDER_ONE(name, key) +1
+  RS_PROVIDER_COUNT = 0 RS_PROVIDER_MAP(RS_PROVIDER_ONE)
+#undef RS_PROVIDER_ONE
+};
+
+/* The names in enum order, NULL-terminated: {"aws", "gcp", "azure", NULL}. */
+extern const char *const rs_provider_names[];
+/* "aws" -> RS_PROVIDER_AWS; -1 for another name. */
+int rs_provider_from_name(const char *name);
+
+/* Model families (what a model may run on), as bits: a profile's
+ * model.families and --allow. ACCEL rows are also accelerator families of
+ * the catalog's accelerators (rs_accel_family); cpu is a host. */
+#define RS_FAMILY_MAP(X)                                                                           \
+  X(NVIDIA_GPU, "nvidia-gpu", 1u << 0, ACCEL)                                                      \
+  X(CPU, "cpu", 1u << 1, HOST)                                                                     \
+  X(INFERENTIA, "inferentia", 1u << 2, ACCEL)                                                      \
+  X(TRAINIUM, "trainium", 1u << 3, ACCEL)                                                          \
+  X(TPU, "tpu", 1u << 4, ACCEL)
+
+enum {
+#define RS_FAMILY_ENUM(name, key, bit, kind) RS_FAMILY_##name = bit,
+  RS_FAMILY_MAP(RS_FAMILY_ENUM)
+#undef RS_FAMILY_ENUM
+};
+
+/* The family names in bit order, NULL-terminated (bit i is names[i]). */
+extern const char *const rs_family_names[];
+/* "nvidia-gpu" -> bit; 0 when unknown. */
+unsigned rs_family_from_name(const char *name);
+/* The name of one bit; "unknown" for none or several. */
+const char *rs_family_name(unsigned bit);
+
+#define RS_FAMILY_IF_ACCEL(...) __VA_ARGS__
+#define RS_FAMILY_IF_HOST(...)
+typedef enum {
+#define RS_ACCEL_ENUM(name, key, bit, kind) RS_FAMILY_IF_##kind(RS_ACCEL_##name, )
+  RS_FAMILY_MAP(RS_ACCEL_ENUM)
+#undef RS_ACCEL_ENUM
 } rs_accel_family;
+enum {
+#define RS_ACCEL_ONE(name, key, bit, kind) RS_FAMILY_IF_##kind(+1)
+  RS_ACCEL_COUNT = 0 RS_FAMILY_MAP(RS_ACCEL_ONE)
+#undef RS_ACCEL_ONE
+};
+
+/* The accelerator family names in enum order, NULL-terminated. */
+extern const char *const rs_accel_family_names[];
+/* The RS_FAMILY_* bit of an accelerator family. */
+unsigned rs_accel_family_bit(rs_accel_family family);
+
+#define RS_CATEGORY_MAP(X)                                                                         \
+  X(GPU, "gpu")                                                                                    \
+  X(ACCELERATOR, "accelerator")                                                                    \
+  X(TPU, "tpu")                                                                                    \
+  X(CPU, "cpu")
 
 typedef enum {
-  RS_CATEGORY_GPU,
-  RS_CATEGORY_ACCELERATOR,
-  RS_CATEGORY_TPU,
-  RS_CATEGORY_CPU
+#define RS_CATEGORY_ENUM(name, key) RS_CATEGORY_##name,
+  RS_CATEGORY_MAP(RS_CATEGORY_ENUM)
+#undef RS_CATEGORY_ENUM
 } rs_category;
+enum {
+#define RS_CATEGORY_ONE(name, key) +1
+  RS_CATEGORY_COUNT = 0 RS_CATEGORY_MAP(RS_CATEGORY_ONE)
+#undef RS_CATEGORY_ONE
+};
 
-typedef enum { RS_ARCH_UNKNOWN, RS_ARCH_X86_64, RS_ARCH_ARM64 } rs_arch;
+extern const char *const rs_category_names[]; /* enum order, NULL-terminated */
+
+#define RS_ARCH_MAP(X)                                                                             \
+  X(UNKNOWN, "unknown")                                                                            \
+  X(X86_64, "x86_64")                                                                              \
+  X(ARM64, "arm64")
+
+typedef enum {
+#define RS_ARCH_ENUM(name, key) RS_ARCH_##name,
+  RS_ARCH_MAP(RS_ARCH_ENUM)
+#undef RS_ARCH_ENUM
+} rs_arch;
+enum {
+#define RS_ARCH_ONE(name, key) +1
+  RS_ARCH_COUNT = 0 RS_ARCH_MAP(RS_ARCH_ONE)
+#undef RS_ARCH_ONE
+};
+
+extern const char *const rs_arch_names[]; /* enum order, NULL-terminated */
 
 typedef enum {
   RS_PRICE_OK,      /* priced, no doubt recorded */

@@ -30,6 +30,9 @@ typedef enum {
   RS_FORMAT_COUNT
 } rs_sample_format;
 
+/* The format names in enum order, NULL-terminated. */
+extern const char *const rs_sample_format_names[];
+
 /* The names accepted by rs_format_from_name, for messages:
  * "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json". */
 #define RS_FORMAT_NAMES                                                                            \

@@ -20,6 +20,12 @@ rs_status rs_num_parse_double(const char *s, size_t n, double *out);
 /* A decimal integer [+-]digits that fits int64_t (RS_LIMIT otherwise). */
 rs_status rs_num_parse_int64(const char *s, size_t n, int64_t *out);
 
+/* Binary byte multiples: the one definition of a GiB. */
+#define RS_KIB 1024.0
+#define RS_MIB 1048576.0
+#define RS_GIB 1073741824.0
+#define RS_TIB 1099511627776.0
+
 /* Unit kinds for rs_units_parse. */
 typedef enum {
   RS_UNIT_BYTES,   /* B KB MB GB TB (10^3) KiB MiB GiB TiB (2^10); -> bytes */

@@ -15,7 +15,24 @@
 #include "rightsize/catalog.h"
 #include "rightsize/error.h"
 
-typedef enum { RS_BASIS_ONDEMAND, RS_BASIS_SPOT, RS_BASIS_RESERVED } rs_price_basis;
+#define RS_PRICE_BASIS_MAP(X)                                                                      \
+  X(ONDEMAND, "on-demand")                                                                         \
+  X(SPOT, "spot")                                                                                  \
+  X(RESERVED, "reserved")
+
+typedef enum {
+#define RS_PRICE_BASIS_ENUM(name, key) RS_BASIS_##name,
+  RS_PRICE_BASIS_MAP(RS_PRICE_BASIS_ENUM)
+#undef RS_PRICE_BASIS_ENUM
+} rs_price_basis;
+enum {
+#define RS_PRICE_BASIS_ONE(name, key) +1
+  RS_BASIS_COUNT = 0 RS_PRICE_BASIS_MAP(RS_PRICE_BASIS_ONE)
+#undef RS_PRICE_BASIS_ONE
+};
+
+/* The names in enum order, NULL-terminated. */
+extern const char *const rs_price_basis_names[];
 
 /* "on-demand", "spot", "reserved" <-> enum; RS_USAGE for another name. */
 rs_status rs_price_basis_from_name(rs_price_basis *out, const char *name);

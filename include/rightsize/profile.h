@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "rightsize/arena.h"
+#include "rightsize/catalog.h"
 #include "rightsize/error.h"
 #include "rightsize/ingest.h"
 #include "rightsize/metric.h"
@@ -19,23 +20,7 @@
 
 #define RS_PROFILE_SCHEMA_MAJOR 1
 
-/* Accelerator families, as a bit set. */
-#define RS_FAMILY_MAP(X)                                                                           \
-  X(NVIDIA_GPU, "nvidia-gpu", 1u << 0)                                                             \
-  X(CPU, "cpu", 1u << 1)                                                                           \
-  X(INFERENTIA, "inferentia", 1u << 2)                                                             \
-  X(TRAINIUM, "trainium", 1u << 3)                                                                 \
-  X(TPU, "tpu", 1u << 4)
-
-enum {
-#define RS_FAMILY_ENUM(name, key, bit) RS_FAMILY_##name = bit,
-  RS_FAMILY_MAP(RS_FAMILY_ENUM)
-#undef RS_FAMILY_ENUM
-};
-
-/* "nvidia-gpu" -> bit; 0 when unknown. */
-unsigned rs_family_from_name(const char *name);
-const char *rs_family_name(unsigned bit);
+/* Model families (RS_FAMILY_*, rs_family_from_name) are in catalog.h. */
 
 typedef enum {
   RS_SOURCE_PRODUCTION, /* "production" */

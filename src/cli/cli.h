@@ -16,25 +16,60 @@
 #include "rightsize/pipeline.h"
 #include "rightsize/pricing.h"
 
-typedef struct rs_cli_option {
-  const char *name; /* long name without "--" */
-  char short_name;  /* 0 when none */
-  const char *arg;  /* argument placeholder ("FORMAT"), NULL for a flag */
-  const char *help;
-  int id;
-} rs_cli_option;
+/* What an option's value is. The kind decides how the value is parsed and
+ * checked, what a bad value's error says, and what type the field it is
+ * stored in has. */
+typedef enum {
+  RS_CLI_FLAG,     /* bool: true when given; takes no value */
+  RS_CLI_CHOICE,   /* int: lo + the index of the value in choices */
+  RS_CLI_COUNT,    /* unsigned: a whole number in [lo, hi] */
+  RS_CLI_PERCENT,  /* double: the percentage as written ("20" or "20%") in [lo, hi] */
+  RS_CLI_NUMBER,   /* double: a number in [lo, hi] */
+  RS_CLI_DURATION, /* double: seconds, > 0 and >= lo ("50ms", "5m") */
+  RS_CLI_SIZE,     /* double: bytes in [lo, hi] ("16GiB"; a bare number in unit) */
+  RS_CLI_PATH,     /* const char *: a file or directory */
+  RS_CLI_STRING,   /* const char * */
+  RS_CLI_LIST,     /* unsigned: bit i set for choices[i] in a comma list; all: every bit */
+  RS_CLI_CUSTOM    /* parse(field, value) */
+} rs_cli_kind;
 
-typedef struct rs_cli_parsed {
-  int id;
-  const char *value; /* NULL for flags */
-} rs_cli_parsed;
+/* One option of a command, declared once: parsing, validation, the error
+ * for a bad value, --help and the man page check all come from it. */
+typedef struct rs_cli_opt {
+  const char *name;           /* long name without "--" */
+  char short_name;            /* 0 when none */
+  rs_cli_kind kind;           /* what the value is */
+  size_t offset;              /* of the field in the command's options struct */
+  const char *arg;            /* value placeholder for --help ("FORMAT"); NULL for a flag */
+  const char *help;           /* one line for --help */
+  const char *const *choices; /* CHOICE and LIST: the words, NULL-terminated */
+  double lo, hi;              /* bounds; CHOICE: lo is the value of choices[0] */
+  bool below_hi;              /* PERCENT: the value must be below hi */
+  bool all;                   /* LIST: "all" sets every bit */
+  const char *unit;           /* SIZE: the unit of a bare number; NULL: a unit is required */
+  const char *expect;         /* the "expected ..." of a bad value; NULL: from the kind */
+  bool (*parse)(void *field, const char *value); /* CUSTOM: false for a bad value */
+} rs_cli_opt;
 
-#define RS_CLI_MAX_PARSED 64
+/* The first fields of an entry, designated (so tables may add .lo, .hi,
+ * .choices, ... after it without -Wmissing-field-initializers). */
+#define RS_CLI_OPT(NAME, SHORT, KIND, OFFSET, ARG, HELP)                                           \
+  .name = NAME, .short_name = SHORT, .kind = KIND, .offset = OFFSET, .arg = ARG, .help = HELP
+
+/* The field of option o in the options struct at opts. */
+#define RS_CLI_FIELD(type, opts, o) ((type *)(void *)((char *)(opts) + (o)->offset))
+
+/* How many positional arguments a command takes, and what they are called
+ * in "recommend needs a PROFILE" / "recommend takes one PROFILE". */
+typedef struct rs_cli_arity {
+  size_t min, max;
+  const char *what;
+} rs_cli_arity;
+
 #define RS_CLI_MAX_ARGS 4096
 
 typedef struct rs_cli_args {
-  rs_cli_parsed opts[RS_CLI_MAX_PARSED];
-  size_t nopts;
+  void *opts;                        /* the command's options struct, filled in */
   const char *args[RS_CLI_MAX_ARGS]; /* positional arguments */
   size_t nargs;
   bool help;
@@ -42,12 +77,18 @@ typedef struct rs_cli_args {
 
 typedef struct rs_cli_command {
   const char *name;
-  const char *summary;          /* one line for the command list */
-  const char *usage;            /* "PROFILE|SAMPLES... [options]" */
-  const char *description;      /* a paragraph for --help */
-  const rs_cli_option *options; /* terminated by an entry with name NULL */
+  const char *summary;       /* one line for the command list */
+  const char *usage;         /* "PROFILE|SAMPLES... [options]" */
+  const char *description;   /* a paragraph for --help */
+  const rs_cli_opt *options; /* terminated by an entry with name NULL */
+  size_t opts_size;          /* sizeof the options struct the offsets are in */
+  void (*init)(void *opts);  /* the defaults; NULL: all zero */
+  rs_cli_arity args;         /* positional arguments */
+  /* Runs with args->opts parsed and args->nargs within bounds; returns the
+   * exit code. */
   int (*run)(const rs_cli_args *args);
   const char *exit_codes; /* for --help; NULL: 0, 2, 3 and 5 */
+  const char *examples;   /* for --help, one command a line; NULL: none */
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
@@ -63,10 +104,20 @@ extern const rs_cli_command *const rs_cli_commands[];
 
 const rs_cli_command *rs_cli_find(const char *name);
 
-/* Parses argv[0..argc) against cmd's options. --help/-h sets args->help.
- * Returns RS_OK or RS_USAGE with err->msg set. */
+/* Parses argv[0..argc) against cmd's options into args->opts (which the
+ * caller has set to an options struct of cmd->opts_size bytes, with its
+ * defaults), then checks the positional arguments against cmd->args unless
+ * --help/-h was given (args->help). RS_OK, or RS_USAGE with err->msg set:
+ * an unknown option, a missing value, a bad value ("bad --top 'x',
+ * expected a whole number from 0 to 100000"), too few or too many
+ * arguments. */
 rs_status rs_cli_parse(rs_cli_args *args, const rs_cli_command *cmd, int argc, char **argv,
                        rs_error *err);
+
+/* What a bad value of o is expected to be, as in its error message: o->expect,
+ * or made from the kind, bounds and choices ("a whole number from 0 to 100",
+ * "table, json or csv"). */
+const char *rs_cli_expected(const rs_cli_opt *o, char *buf, size_t size);
 
 /* Prints the command's --help to stdout. */
 void rs_cli_print_help(const rs_cli_command *cmd);
@@ -89,79 +140,109 @@ int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_b
 /* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);
 
-/* ---- options shared by the fitting commands (cli_fit.c) ---- */
+/* ---- options shared by several commands (cli_fit.c) ---- */
 
-enum {
-  RS_CLI_OPT_PROVIDER = 100,
-  RS_CLI_OPT_REGION,
-  RS_CLI_OPT_ALLOW,
-  RS_CLI_OPT_PRICING,
-  RS_CLI_OPT_OVERLAY,
-  RS_CLI_OPT_CATALOG,
-  RS_CLI_OPT_HEADROOM,
-  RS_CLI_OPT_MAX_UTIL,
-  RS_CLI_OPT_SLO_P99,
-  RS_CLI_OPT_SLO_P95,
-  RS_CLI_OPT_PEAK,
-  RS_CLI_OPT_MAX_REPLICAS,
-  RS_CLI_OPT_AS_OF
-};
+/* The catalog and how it is priced: --catalog, --pricing, --price-overlay. */
+typedef struct rs_cli_catalog_opts {
+  const char *path;     /* NULL: the built-in catalog */
+  rs_price_basis basis; /* a CHOICE field: int-sized */
+  const char *overlay;  /* NULL: none */
+} rs_cli_catalog_opts;
 
-/* The entries of an option table for them, to put in a command's table. */
-#define RS_CLI_FIT_OPTIONS                                                                         \
-  {"provider", 'p', "LIST", "aws, gcp, azure, a comma list, or all (default: the current one)",    \
-   RS_CLI_OPT_PROVIDER},                                                                           \
-      {"region", 'r', "REGION", "only shapes priced in this region (default: any)",                \
-       RS_CLI_OPT_REGION},                                                                         \
-      {"allow", 'a', "FAMILIES",                                                                   \
-       "accelerator families to consider, overriding the profile: a comma list of nvidia-gpu, "    \
-       "cpu, inferentia, trainium, tpu",                                                           \
-       RS_CLI_OPT_ALLOW},                                                                          \
-      {"pricing", 0, "BASIS", "on-demand (default), spot or reserved (docs/pricing.md)",           \
-       RS_CLI_OPT_PRICING},                                                                        \
-      {"price-overlay", 0, "FILE", "discounts and prices on top of the catalog",                   \
-       RS_CLI_OPT_OVERLAY},                                                                        \
-      {"catalog", 'c', "FILE|DIR", "catalog to use instead of the built-in one",                   \
-       RS_CLI_OPT_CATALOG},                                                                        \
-      {"headroom", 0, "PCT", "memory headroom over the need (default 20)", RS_CLI_OPT_HEADROOM},   \
-      {"max-util", 0, "PCT", "utilization ceiling for devices, host CPU, network (default 80)",    \
-       RS_CLI_OPT_MAX_UTIL},                                                                       \
-      {"slo-p99", 0, "DURATION", "p99 latency target, overriding the profile's SLO (50ms)",        \
-       RS_CLI_OPT_SLO_P99},                                                                        \
-      {"slo-p95", 0, "DURATION", "p95 latency target, overriding the profile's SLO",               \
-       RS_CLI_OPT_SLO_P95},                                                                        \
-      {"peak", 0, "PEAK",                                                                          \
-       "design peak: p95, p99 (default), max of the request rate, or a rate in req/s; "            \
-       "overrides traffic.peak_rps",                                                               \
-       RS_CLI_OPT_PEAK},                                                                           \
-      {"as-of", 0, "DATE",                                                                         \
-       "judge the price age on this YYYY-MM-DD (default: the release date; never the clock)",      \
-       RS_CLI_OPT_AS_OF},                                                                          \
-  {                                                                                                \
-    "max-replicas", 0, "N", "largest replica count to consider per shape (default 64)",            \
-        RS_CLI_OPT_MAX_REPLICAS                                                                    \
-  }
+/* The entries for them, for a command whose options struct T holds an
+ * rs_cli_catalog_opts at member M. */
+/* clang-format off */
+#define RS_CLI_CATALOG_OPTIONS(T, M)                                                               \
+  {RS_CLI_OPT("pricing", 0, RS_CLI_CHOICE, offsetof(T, M.basis), "BASIS",                          \
+              "on-demand (default), spot or reserved (docs/pricing.md)"),                          \
+   .choices = rs_price_basis_names},                                                               \
+  {RS_CLI_OPT("price-overlay", 0, RS_CLI_PATH, offsetof(T, M.overlay), "FILE",                     \
+              "discounts and prices on top of the catalog")},                                      \
+  {RS_CLI_OPT("catalog", 'c', RS_CLI_PATH, offsetof(T, M.path), "FILE|DIR",                        \
+              "catalog to use instead of the built-in one")}
+/* clang-format on */
 
-#define RS_CLI_MAX_PROVIDERS 8
+/* Which shapes: --provider (a set of RS_PROVIDER_* bits, 0 when not given,
+ * every bit for "all") and --region. */
+typedef struct rs_cli_scope_opts {
+  unsigned providers;
+  const char *region;
+} rs_cli_scope_opts;
 
+/* clang-format off */
+#define RS_CLI_SCOPE_OPTIONS(T, M)                                                                 \
+  {RS_CLI_OPT("provider", 'p', RS_CLI_LIST, offsetof(T, M.providers), "LIST",                      \
+              "aws, gcp, azure, a comma list, or all (default: the profile's current one; "        \
+              "catalog: all)"),                                                                    \
+   .choices = rs_provider_names, .all = true},                                                     \
+  {RS_CLI_OPT("region", 'r', RS_CLI_STRING, offsetof(T, M.region), "REGION",                       \
+              "only shapes priced in this region (default: any)")}
+/* clang-format on */
+
+#define RS_CLI_MAX_PROVIDERS RS_PROVIDER_COUNT
+
+/* The options of the fitting commands (recommend, check, audit). */
 typedef struct rs_cli_fit_opts {
-  const char *cmd; /* for usage errors */
-  rs_fit_options fit;
+  rs_cli_scope_opts scope;
+  rs_cli_catalog_opts catalog;
+  unsigned families;           /* --allow: RS_FAMILY_* bits; 0: the profile's */
+  double headroom_pct;         /* NaN: the default */
+  double max_util_pct;         /* NaN: the default */
+  double slo_p99_s, slo_p95_s; /* NaN: the profile's */
+  rs_fit_options fit;          /* filled by rs_cli_fit_finish (--peak goes here directly) */
   const char *providers[RS_CLI_MAX_PROVIDERS];
-  char provider_buf[64];
-  rs_price_basis basis;
-  const char *overlay, *catalog;
 } rs_cli_fit_opts;
 
-void rs_cli_fit_init(rs_cli_fit_opts *o, const char *cmd);
-/* Applies p when it is one of the shared options: 0, or a usage error's
- * exit code; -1 when p is another option. */
-int rs_cli_fit_option(rs_cli_fit_opts *o, const rs_cli_parsed *p);
+/* The --peak parser (fills fit.peak, fit.peak_rps, fit.peak_set). */
+bool rs_cli_parse_peak(void *fit_options, const char *value);
+/* The --as-of parser (a YYYY-MM-DD date into fit.as_of). */
+bool rs_cli_parse_as_of(void *fit_options, const char *value);
+
+/* clang-format off */
+#define RS_CLI_FIT_OPTIONS(T, M)                                                                   \
+  RS_CLI_SCOPE_OPTIONS(T, M.scope),                                                                \
+  {RS_CLI_OPT("allow", 'a', RS_CLI_LIST, offsetof(T, M.families), "FAMILIES",                      \
+              "accelerator families to consider, overriding the profile: a comma list of "         \
+              "nvidia-gpu, cpu, inferentia, trainium, tpu"),                                       \
+   .choices = rs_family_names},                                                                    \
+  RS_CLI_CATALOG_OPTIONS(T, M.catalog),                                                            \
+  {RS_CLI_OPT("headroom", 0, RS_CLI_PERCENT, offsetof(T, M.headroom_pct), "PCT",                   \
+              "memory headroom over the need (default 20)"),                                       \
+   .lo = 0, .hi = 400},                                                                            \
+  {RS_CLI_OPT("max-util", 0, RS_CLI_PERCENT, offsetof(T, M.max_util_pct), "PCT",                   \
+              "utilization ceiling for devices, host CPU, network (default 80)"),                  \
+   .lo = 1, .hi = 100},                                                                            \
+  {RS_CLI_OPT("slo-p99", 0, RS_CLI_DURATION, offsetof(T, M.slo_p99_s), "DURATION",                 \
+              "p99 latency target, overriding the profile's SLO (50ms)"),                          \
+   .expect = "a positive duration such as 50ms"},                                                  \
+  {RS_CLI_OPT("slo-p95", 0, RS_CLI_DURATION, offsetof(T, M.slo_p95_s), "DURATION",                 \
+              "p95 latency target, overriding the profile's SLO"),                                 \
+   .expect = "a positive duration such as 50ms"},                                                  \
+  {RS_CLI_OPT("peak", 0, RS_CLI_CUSTOM, offsetof(T, M.fit), "PEAK",                                \
+              "design peak: p95, p99 (default), max of the request rate, or a rate in req/s; "     \
+              "overrides traffic.peak_rps"),                                                       \
+   .expect = "p95, p99, max or a rate in req/s such as 25", .parse = rs_cli_parse_peak},           \
+  {RS_CLI_OPT("as-of", 0, RS_CLI_CUSTOM, offsetof(T, M.fit), "DATE",                               \
+              "judge the price age on this YYYY-MM-DD (default: the release date; never the "      \
+              "clock)"),                                                                           \
+   .expect = "a date such as 2026-12-02", .parse = rs_cli_parse_as_of},                            \
+  {RS_CLI_OPT("max-replicas", 0, RS_CLI_COUNT, offsetof(T, M.fit.max_replicas), "N",               \
+              "largest replica count to consider per shape (default 64)"),                         \
+   .lo = 1, .hi = 100000}
+/* clang-format on */
+
+/* The defaults, before parsing. */
+void rs_cli_fit_init(rs_cli_fit_opts *o);
+/* After parsing: the options into o->fit; RS_OK or RS_USAGE in err (both
+ * --slo-p99 and --slo-p95). */
+rs_status rs_cli_fit_finish(rs_cli_fit_opts *o, rs_error *err);
 /* The pipeline's options (the catalog, its prices, the fit's knobs) as given. */
 void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o);
-/* "bad --OPT 'V', expected EXPECTED" as a usage error of the last command
- * given to rs_cli_fit_option; a whole number in [lo, hi]. */
-int rs_cli_bad_value(const char *opt, const char *v, const char *expected);
-int rs_cli_read_count(unsigned *out, const char *opt, const char *v, int64_t lo, int64_t hi);
+
+/* Loads --catalog (or the built-in catalog) and prices it under basis with
+ * the overlay file, if any (cli_catalog.c). */
+rs_status rs_cli_open_catalog(rs_catalog **cat, const rs_overlay **overlay, rs_arena *arena,
+                              const char *catalog_path, rs_price_basis basis,
+                              const char *overlay_path, rs_error *err);
 
 #endif

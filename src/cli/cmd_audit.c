@@ -9,64 +9,37 @@
 #include "rightsize/pipeline.h"
 #include "rightsize/report_audit.h"
 
-enum { OPT_FORMAT = 1, OPT_CONSOLIDATE, OPT_THREADS, OPT_MAX_PER_INSTANCE };
-
-static const rs_cli_option audit_options[] = {
-    {"format", 'f', "FORMAT", "table (default), json, markdown or csv", OPT_FORMAT},
-    {"consolidate", 0, NULL, "pack endpoints whose models may share hardware onto shared instances",
-     OPT_CONSOLIDATE},
-    {"max-per-instance", 0, "N",
-     "--consolidate: at most N endpoints on one shared instance, to bound what one failure "
-     "takes down (default: no limit)",
-     OPT_MAX_PER_INSTANCE},
-    {"threads", 'j', "N", "profiles fitted at once (default: the number of CPUs, at most 16)",
-     OPT_THREADS},
-    RS_CLI_FIT_OPTIONS,
-    {NULL, 0, NULL, NULL, 0}};
+static const char *const format_names[] = {"table", "json", "markdown", "csv", NULL};
 
 typedef struct audit_opts {
-  rs_audit_format format;
+  rs_audit_format format; /* a CHOICE field: int-sized */
   bool consolidate;
   unsigned threads, max_per_instance;
   rs_cli_fit_opts f;
 } audit_opts;
+_Static_assert(sizeof(rs_audit_format) == sizeof(int), "a CHOICE field is an int");
 
-static int read_options(audit_opts *o, const rs_cli_args *args) {
-  static const char *const formats[] = {"table", "json", "markdown", "csv"};
-  memset(o, 0, sizeof(*o));
-  rs_cli_fit_init(&o->f, "audit");
-  for (size_t i = 0; i < args->nopts; i++) {
-    const rs_cli_parsed *p = &args->opts[i];
-    int rc = rs_cli_fit_option(&o->f, p);
-    if (rc > 0)
-      return rc;
-    if (rc == 0)
-      continue;
-    switch (p->id) {
-    case OPT_FORMAT:
-      rc = -1;
-      for (size_t k = 0; k < 4; k++)
-        if (strcmp(p->value, formats[k]) == 0) {
-          o->format = (rs_audit_format)k;
-          rc = 0;
-        }
-      if (rc)
-        return rs_cli_bad_value("format", p->value, "table, json, markdown or csv");
-      break;
-    case OPT_CONSOLIDATE: o->consolidate = true; break;
-    case OPT_MAX_PER_INSTANCE:
-      if ((rc = rs_cli_read_count(&o->max_per_instance, "max-per-instance", p->value, 2, 100000)) !=
-          0)
-        return rc;
-      break;
-    case OPT_THREADS:
-      if ((rc = rs_cli_read_count(&o->threads, "threads", p->value, 1, 256)) != 0)
-        return rc;
-      break;
-    default: break;
-    }
-  }
-  return 0;
+#define OPT(m) offsetof(audit_opts, m)
+static const rs_cli_opt audit_options[] = {
+    {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
+                "table (default), json, markdown or csv"),
+     .choices = format_names},
+    {RS_CLI_OPT("consolidate", 0, RS_CLI_FLAG, OPT(consolidate), NULL,
+                "pack endpoints whose models may share hardware onto shared instances")},
+    {RS_CLI_OPT(
+         "max-per-instance", 0, RS_CLI_COUNT, OPT(max_per_instance), "N",
+         "--consolidate: at most N endpoints on one shared instance, to bound what one failure "
+         "takes down (default: no limit)"),
+     .lo = 2, .hi = 100000},
+    {RS_CLI_OPT("threads", 'j', RS_CLI_COUNT, OPT(threads), "N",
+                "profiles fitted at once (default: the number of CPUs, at most 16)"),
+     .lo = 1, .hi = 256},
+    RS_CLI_FIT_OPTIONS(audit_opts, f),
+    {0}};
+
+static void init_options(void *opts) {
+  audit_opts *o = opts;
+  rs_cli_fit_init(&o->f);
 }
 
 static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, const audit_opts *o,
@@ -91,20 +64,18 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
 }
 
 static int run_audit(const rs_cli_args *args) {
-  audit_opts o;
+  audit_opts *o = args->opts;
   rs_arena arena;
   rs_error err;
   rs_buf out;
   rs_audit *audit = NULL;
-  int rc = read_options(&o, args);
-  if (rc != 0)
-    return rc;
-  if (args->nargs == 0)
-    return rs_cli_usage_error("audit", "audit needs a DIR or PROFILE");
+  int rc;
   rs_error_clear(&err);
+  if (rs_cli_fit_finish(&o->f, &err) != RS_OK)
+    return rs_cli_usage_error("audit", err.msg);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  rs_status st = run(&out, &arena, args, &o, &audit, &err);
+  rs_status st = run(&out, &arena, args, o, &audit, &err);
   bool some_failed = st == RS_OK && audit->nfailed > 0;
   if (st != RS_OK && out.failed)
     rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
@@ -134,7 +105,12 @@ const rs_cli_command rs_cmd_audit = {
         "(docs/model.md). A profile that fails to load is listed with its error and the rest\n"
         "are still audited; the exit code is then 3.",
     .options = audit_options,
+    .opts_size = sizeof(audit_opts),
+    .init = init_options,
+    .args = {1, RS_CLI_MAX_ARGS, "DIR or PROFILE"},
     .run = run_audit,
     .exit_codes =
         "0 ok, 2 usage error, 3 bad input (some profiles could not be audited), 5 internal error",
+    .examples = "  rightsize audit profiles/fleet\n"
+                "  rightsize audit profiles/fleet --consolidate --max-per-instance 4 -f markdown\n",
 };

@@ -7,131 +7,96 @@
 #include "cli.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
-#include "rightsize/num.h"
 #include "rightsize/pipeline.h"
 #include "rightsize/policy.h"
 #include "rightsize/report_check.h"
 
-enum {
-  OPT_FORMAT = 1,
-  OPT_POLICY,
-  OPT_INSTANCE,
-  OPT_REPLICAS,
-  OPT_COST_PER_MILLION,
-  OPT_MONTHLY,
-  OPT_OVERPROVISION,
-  OPT_SLO,
-  OPT_HEADROOM_MIN,
-  OPT_CONFIDENCE,
-  OPT_VERDICT,
-};
-
-static const rs_cli_option check_options[] = {
-    {"format", 'f', "FORMAT", "text (default), json, markdown, github or junit", OPT_FORMAT},
-    {"policy", 0, "FILE", "policies from a YAML or JSON file (docs/ci.md); flags override it",
-     OPT_POLICY},
-    {"max-cost-per-million", 0, "USD", "fail above this cost per million predictions",
-     OPT_COST_PER_MILLION},
-    {"max-monthly", 0, "USD", "fail above this cost per month", OPT_MONTHLY},
-    {"max-overprovision", 0, "PCT",
-     "fail when the deployment costs more than PCT% over the best fitting shape",
-     OPT_OVERPROVISION},
-    {"require-slo", 0, NULL,
-     "fail unless the deployment meets the SLO and every constraint at the design peak", OPT_SLO},
-    {"min-headroom", 0, "PCT", "fail when less than PCT% of device memory is left free",
-     OPT_HEADROOM_MIN},
-    {"min-confidence", 0, "LEVEL", "fail below this confidence: low, medium or high",
-     OPT_CONFIDENCE},
-    {"fail-verdict", 0, "CODES",
-     "fail when the verdict is one of these codes (idle,no-traffic,underused,...)", OPT_VERDICT},
-    {"instance", 0, "NAME", "evaluate this shape instead of the current deployment", OPT_INSTANCE},
-    {"replicas", 0, "N", "replicas of --instance (default 1)", OPT_REPLICAS},
-    RS_CLI_FIT_OPTIONS,
-    {NULL, 0, NULL, NULL, 0}};
+static const char *const format_names[] = {"text", "json", "markdown", "github", "junit", NULL};
 
 typedef struct check_opts {
-  rs_check_format format;
+  rs_check_format format; /* a CHOICE field: int-sized */
   rs_cli_fit_opts f;
-  rs_policy_set flags; /* from flags: override the file */
+  double limit[RS_POLICY_COUNT]; /* from flags, NaN when not given: override the file */
+  bool require_slo;
+  rs_policy_set flags; /* the limits given, after parsing */
   const char *policy_file;
   const char *instance;
   unsigned replicas;
 } check_opts;
+_Static_assert(sizeof(rs_check_format) == sizeof(int), "a CHOICE field is an int");
 
-static int read_limit(check_opts *o, rs_policy_kind k, const char *v, bool pct) {
-  size_t n = strlen(v);
-  double x;
-  if (pct && n > 0 && v[n - 1] == '%')
-    n--;
-  if (n == 0 || rs_num_parse_double(v, n, &x) != RS_OK || !(x >= 0) || !isfinite(x))
-    return rs_cli_bad_value(rs_policy_flag(k), v,
-                            pct ? "a percentage >= 0 such as 50"
-                                : "an amount in USD >= 0 such as 25");
-  o->flags.set[k] = true;
-  o->flags.limit[k] = x;
-  return 0;
-}
-
-static int read_option(check_opts *o, const rs_cli_parsed *p) {
-  static const char *const formats[] = {"text", "json", "markdown", "github", "junit"};
-  const char *v = p->value;
+static bool parse_confidence(void *field, const char *value) {
   rs_confidence c;
-  int rc = rs_cli_fit_option(&o->f, p);
-  if (rc >= 0)
-    return rc;
-  switch (p->id) {
-  case OPT_FORMAT:
-    for (size_t i = 0; i < 5; i++)
-      if (strcmp(v, formats[i]) == 0) {
-        o->format = (rs_check_format)i;
-        return 0;
-      }
-    return rs_cli_bad_value("format", v, "text, json, markdown, github or junit");
-  case OPT_POLICY: o->policy_file = v; return 0;
-  case OPT_INSTANCE: o->instance = v; return 0;
-  case OPT_REPLICAS: return rs_cli_read_count(&o->replicas, "replicas", v, 1, 100000);
-  case OPT_COST_PER_MILLION: return read_limit(o, RS_POLICY_COST_PER_MILLION, v, false);
-  case OPT_MONTHLY: return read_limit(o, RS_POLICY_MONTHLY, v, false);
-  case OPT_OVERPROVISION: return read_limit(o, RS_POLICY_OVERPROVISION, v, true);
-  case OPT_HEADROOM_MIN:
-    rc = read_limit(o, RS_POLICY_HEADROOM, v, true);
-    if (rc == 0 && o->flags.limit[RS_POLICY_HEADROOM] >= 100)
-      return rs_cli_bad_value("min-headroom", v, "a percentage below 100");
-    return rc;
-  case OPT_SLO:
-    o->flags.set[RS_POLICY_SLO] = true;
-    o->flags.limit[RS_POLICY_SLO] = 1;
-    return 0;
-  case OPT_CONFIDENCE:
-    if (rs_confidence_from_name(&c, v) != RS_OK)
-      return rs_cli_bad_value("min-confidence", v, "low, medium or high");
-    o->flags.set[RS_POLICY_CONFIDENCE] = true;
-    o->flags.limit[RS_POLICY_CONFIDENCE] = (double)c;
-    return 0;
-  case OPT_VERDICT: {
-    unsigned mask;
-    if (rs_policy_verdicts_parse(&mask, v) != RS_OK)
-      return rs_cli_bad_value("fail-verdict", v,
-                              "a comma list of verdict codes such as idle,no-traffic,underused");
-    o->flags.set[RS_POLICY_VERDICT] = true;
-    o->flags.limit[RS_POLICY_VERDICT] = (double)mask;
-    return 0;
-  }
-  default: return 0;
-  }
+  if (rs_confidence_from_name(&c, value) != RS_OK)
+    return false;
+  *(double *)field = (double)c;
+  return true;
 }
 
-static int read_options(check_opts *o, const rs_cli_args *args) {
-  memset(o, 0, sizeof(*o));
-  rs_cli_fit_init(&o->f, "check");
-  for (size_t i = 0; i < args->nopts; i++) {
-    int rc = read_option(o, &args->opts[i]);
-    if (rc != 0)
-      return rc;
-  }
+static bool parse_verdicts(void *field, const char *value) {
+  unsigned mask;
+  if (rs_policy_verdicts_parse(&mask, value) != RS_OK)
+    return false;
+  *(double *)field = (double)mask;
+  return true;
+}
+
+#define OPT(m) offsetof(check_opts, m)
+#define LIMIT(k) offsetof(check_opts, limit[k])
+static const rs_cli_opt check_options[] = {
+    {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
+                "text (default), json, markdown, github or junit"),
+     .choices = format_names},
+    {RS_CLI_OPT("policy", 0, RS_CLI_PATH, OPT(policy_file), "FILE",
+                "policies from a YAML or JSON file (docs/ci.md); flags override it")},
+    {RS_CLI_OPT("max-cost-per-million", 0, RS_CLI_NUMBER, LIMIT(RS_POLICY_COST_PER_MILLION), "USD",
+                "fail above this cost per million predictions"),
+     .lo = 0, .hi = INFINITY, .expect = "an amount in USD >= 0 such as 25"},
+    {RS_CLI_OPT("max-monthly", 0, RS_CLI_NUMBER, LIMIT(RS_POLICY_MONTHLY), "USD",
+                "fail above this cost per month"),
+     .lo = 0, .hi = INFINITY, .expect = "an amount in USD >= 0 such as 25"},
+    {RS_CLI_OPT("max-overprovision", 0, RS_CLI_PERCENT, LIMIT(RS_POLICY_OVERPROVISION), "PCT",
+                "fail when the deployment costs more than PCT% over the best fitting shape"),
+     .lo = 0, .hi = INFINITY},
+    {RS_CLI_OPT(
+        "require-slo", 0, RS_CLI_FLAG, OPT(require_slo), NULL,
+        "fail unless the deployment meets the SLO and every constraint at the design peak")},
+    {RS_CLI_OPT("min-headroom", 0, RS_CLI_PERCENT, LIMIT(RS_POLICY_HEADROOM), "PCT",
+                "fail when less than PCT% of device memory is left free"),
+     .lo = 0, .hi = 100, .below_hi = true},
+    {RS_CLI_OPT("min-confidence", 0, RS_CLI_CUSTOM, LIMIT(RS_POLICY_CONFIDENCE), "LEVEL",
+                "fail below this confidence: low, medium or high"),
+     .expect = "low, medium or high", .parse = parse_confidence},
+    {RS_CLI_OPT("fail-verdict", 0, RS_CLI_CUSTOM, LIMIT(RS_POLICY_VERDICT), "CODES",
+                "fail when the verdict is one of these codes (idle,no-traffic,underused,...)"),
+     .expect = "a comma list of verdict codes such as idle,no-traffic,underused",
+     .parse = parse_verdicts},
+    {RS_CLI_OPT("instance", 0, RS_CLI_STRING, OPT(instance), "NAME",
+                "evaluate this shape instead of the current deployment")},
+    {RS_CLI_OPT("replicas", 0, RS_CLI_COUNT, OPT(replicas), "N",
+                "replicas of --instance (default 1)"),
+     .lo = 1, .hi = 100000},
+    RS_CLI_FIT_OPTIONS(check_opts, f),
+    {0}};
+
+static void init_options(void *opts) {
+  check_opts *o = opts;
+  rs_cli_fit_init(&o->f);
+  for (int k = 0; k < RS_POLICY_COUNT; k++)
+    o->limit[k] = NAN;
+}
+
+/* After parsing: the limits given as a policy set, the fit options. */
+static rs_status finish_options(check_opts *o, rs_error *err) {
   if (o->replicas && o->instance == NULL)
-    return rs_cli_usage_error("check", "--replicas needs --instance");
-  return 0;
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0, "--replicas needs --instance");
+  if (o->require_slo)
+    o->limit[RS_POLICY_SLO] = 1;
+  for (int k = 0; k < RS_POLICY_COUNT; k++) {
+    o->flags.set[k] = !isnan(o->limit[k]);
+    o->flags.limit[k] = o->limit[k];
+  }
+  return rs_cli_fit_finish(&o->f, err);
 }
 
 /* The file's policies, then the flags over them. */
@@ -169,20 +134,18 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
 }
 
 static int run_check(const rs_cli_args *args) {
-  check_opts o;
+  check_opts *o = args->opts;
   rs_arena arena;
   rs_error err;
   rs_buf out;
   rs_check_report *rep = NULL;
-  int rc = read_options(&o, args);
-  if (rc != 0)
-    return rc;
-  if (args->nargs == 0)
-    return rs_cli_usage_error("check", "check needs a PROFILE");
+  int rc;
   rs_error_clear(&err);
+  if (finish_options(o, &err) != RS_OK)
+    return rs_cli_usage_error("check", err.msg);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  rs_status st = run(&out, &arena, args, &o, &rep, &err);
+  rs_status st = run(&out, &arena, args, o, &rep, &err);
   bool failed = st == RS_OK && !rep->pass;
   if (failed)
     rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", rep->failed,
@@ -207,7 +170,13 @@ const rs_cli_command rs_cmd_check = {
         "so a broken run is never mistaken for a failed policy. --format github prints one\n"
         "workflow annotation per failed policy; junit prints a JUnit XML report.",
     .options = check_options,
+    .opts_size = sizeof(check_opts),
+    .init = init_options,
+    .args = {1, RS_CLI_MAX_ARGS, "PROFILE"},
     .run = run_check,
     .exit_codes =
         "0 every policy passed, 1 a policy failed, 2 usage error, 3 bad input, 5 internal error",
+    .examples =
+        "  rightsize check profiles/*.yaml --max-overprovision 50 --require-slo\n"
+        "  rightsize check profiles/resnet50-p3.8xlarge.yaml --policy policy.yaml -f github\n",
 };

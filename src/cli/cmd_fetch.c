@@ -1,6 +1,8 @@
 /* rightsize fetch prometheus: pull an endpoint's metrics from a
  * Prometheus-compatible HTTP API into a profile and its native samples CSV. */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,77 +18,99 @@
 #include "rightsize/http.h"
 #include "rightsize/num.h"
 #include "rightsize/profile.h"
-
-enum {
-  OPT_URL = 1,
-  OPT_SELECTOR,
-  OPT_SINCE,
-  OPT_END,
-  OPT_STEP,
-  OPT_RATE_WINDOW,
-  OPT_OUTPUT,
-  OPT_ENDPOINT,
-  OPT_PROVIDER,
-  OPT_INSTANCE,
-  OPT_REPLICAS,
-  OPT_REGION,
-  OPT_SLO_P99,
-  OPT_SLO_P95,
-  OPT_FAMILIES,
-  OPT_REQUESTS,
-  OPT_HISTOGRAM,
-  OPT_TOKEN_ENV,
-  OPT_TOKEN_FILE,
-  OPT_BASIC_ENV,
-  OPT_INSECURE,
-  OPT_CONNECT_TIMEOUT,
-  OPT_TIMEOUT,
-  OPT_MAX_BYTES,
-  OPT_RETRIES
-};
-
-static const rs_cli_option fetch_options[] = {
-    {"url", 0, "URL", "API base URL (Prometheus, Thanos, Mimir, VictoriaMetrics)", OPT_URL},
-    {"selector", 0, "MATCHERS", "label matchers of the endpoint: '{job=\"bert\"}'", OPT_SELECTOR},
-    {"since", 0, "DURATION", "how far back from --end (default 7d)", OPT_SINCE},
-    {"end", 0, "TIME", "end of the range, unix seconds or RFC 3339 (default now)", OPT_END},
-    {"step", 0, "DURATION", "resolution, one row per step (default 60s)", OPT_STEP},
-    {"rate-window", 0, "DURATION", "rate() window for counters (default 5m, at least --step)",
-     OPT_RATE_WINDOW},
-    {"output", 'o', "FILE", "profile to write (.yaml); samples go to the same name with .csv",
-     OPT_OUTPUT},
-    {"endpoint", 0, "NAME", "endpoint name for the profile", OPT_ENDPOINT},
-    {"provider", 0, "CLOUD", "current provider: aws, gcp or azure", OPT_PROVIDER},
-    {"instance", 0, "TYPE", "current instance type", OPT_INSTANCE},
-    {"replicas", 0, "N", "current replicas (default 1)", OPT_REPLICAS},
-    {"region", 0, "REGION", "current region (optional)", OPT_REGION},
-    {"slo-p99", 0, "DURATION", "p99 latency target (this or --slo-p95 is required)", OPT_SLO_P99},
-    {"slo-p95", 0, "DURATION", "p95 latency target", OPT_SLO_P95},
-    {"families", 0, "LIST", "accelerator families the model runs on (default nvidia-gpu)",
-     OPT_FAMILIES},
-    {"requests-metric", 0, "NAME", "request counter (default http_requests_total)", OPT_REQUESTS},
-    {"latency-histogram", 0, "NAME",
-     "latency histogram in seconds (default http_request_duration_seconds)", OPT_HISTOGRAM},
-    {"token-env", 0, "VAR", "bearer token from this environment variable", OPT_TOKEN_ENV},
-    {"token-file", 0, "FILE", "bearer token from this file", OPT_TOKEN_FILE},
-    {"basic-auth-env", 0, "VAR", "basic auth 'user:password' from this environment variable",
-     OPT_BASIC_ENV},
-    {"insecure", 0, NULL, "do not verify the server's TLS certificate", OPT_INSECURE},
-    {"connect-timeout", 0, "DURATION", "connect timeout per request (default 10s)",
-     OPT_CONNECT_TIMEOUT},
-    {"timeout", 0, "DURATION", "total timeout per request (default 60s)", OPT_TIMEOUT},
-    {"max-bytes", 0, "SIZE", "largest response accepted (default 64MiB)", OPT_MAX_BYTES},
-    {"retries", 0, "N", "retries on 429 and 5xx, with backoff (default 3)", OPT_RETRIES},
-    {NULL, 0, NULL, NULL, 0}};
+#include "rightsize/profile_write.h"
 
 typedef struct fetch_opts {
-  const char *v[OPT_RETRIES + 1]; /* the value of each option, NULL when absent */
+  const char *url, *selector, *output, *endpoint, *instance, *region;
+  int provider;                               /* RS_PROVIDER_*, -1 when not given (a CHOICE) */
+  unsigned families;                          /* RS_FAMILY_* bits; 0: nvidia-gpu */
+  unsigned replicas;                          /* 0: not given (1) */
+  unsigned retries;                           /* UINT_MAX: not given (the transport's default) */
+  double since_s, end, step_s, rate_window_s; /* end: NaN for now */
+  double slo_p99_s, slo_p95_s;                /* NaN when not given */
+  double connect_timeout_s, timeout_s;        /* NaN: the transport's defaults */
+  double max_bytes;                           /* NaN: the transport's default */
+  const char *requests_metric, *latency_histogram;
+  const char *token_env, *token_file, *basic_env;
   bool insecure;
-  rs_fetch_prom_options prom;
+  rs_fetch_prom_options prom; /* from the above, by finish_options */
   rs_http_retry retry;
-  double since_s;
-  const char *csv_path; /* arena */
 } fetch_opts;
+
+static bool parse_time(void *field, const char *value) {
+  return rs_time_parse(value, strlen(value), field) == RS_OK;
+}
+
+#define OPT(m) offsetof(fetch_opts, m)
+static const rs_cli_opt fetch_options[] = {
+    {RS_CLI_OPT("url", 0, RS_CLI_STRING, OPT(url), "URL",
+                "API base URL (Prometheus, Thanos, Mimir, VictoriaMetrics)")},
+    {RS_CLI_OPT("selector", 0, RS_CLI_STRING, OPT(selector), "MATCHERS",
+                "label matchers of the endpoint: '{job=\"bert\"}'")},
+    {RS_CLI_OPT("since", 0, RS_CLI_DURATION, OPT(since_s), "DURATION",
+                "how far back from --end (default 7d)"),
+     .lo = 1},
+    {RS_CLI_OPT("end", 0, RS_CLI_CUSTOM, OPT(end), "TIME",
+                "end of the range, unix seconds or RFC 3339 (default now)"),
+     .expect = "unix seconds or an RFC 3339 time", .parse = parse_time},
+    {RS_CLI_OPT("step", 0, RS_CLI_DURATION, OPT(step_s), "DURATION",
+                "resolution, one row per step (default 60s)"),
+     .lo = 1},
+    {RS_CLI_OPT("rate-window", 0, RS_CLI_DURATION, OPT(rate_window_s), "DURATION",
+                "rate() window for counters (default 5m, at least --step)"),
+     .lo = 1},
+    {RS_CLI_OPT("output", 'o', RS_CLI_PATH, OPT(output), "FILE",
+                "profile to write (.yaml); samples go to the same name with .csv")},
+    {RS_CLI_OPT("endpoint", 0, RS_CLI_STRING, OPT(endpoint), "NAME",
+                "endpoint name for the profile")},
+    {RS_CLI_OPT("provider", 0, RS_CLI_CHOICE, OPT(provider), "CLOUD",
+                "current provider: aws, gcp or azure"),
+     .choices = rs_provider_names},
+    {RS_CLI_OPT("instance", 0, RS_CLI_STRING, OPT(instance), "TYPE", "current instance type")},
+    {RS_CLI_OPT("replicas", 0, RS_CLI_COUNT, OPT(replicas), "N", "current replicas (default 1)"),
+     .lo = 1, .hi = UINT32_MAX},
+    {RS_CLI_OPT("region", 0, RS_CLI_STRING, OPT(region), "REGION", "current region (optional)")},
+    {RS_CLI_OPT("slo-p99", 0, RS_CLI_DURATION, OPT(slo_p99_s), "DURATION",
+                "p99 latency target (this or --slo-p95 is required)")},
+    {RS_CLI_OPT("slo-p95", 0, RS_CLI_DURATION, OPT(slo_p95_s), "DURATION", "p95 latency target")},
+    {RS_CLI_OPT("families", 0, RS_CLI_LIST, OPT(families), "LIST",
+                "accelerator families the model runs on (default nvidia-gpu)"),
+     .choices = rs_family_names},
+    {RS_CLI_OPT("requests-metric", 0, RS_CLI_STRING, OPT(requests_metric), "NAME",
+                "request counter (default http_requests_total)")},
+    {RS_CLI_OPT("latency-histogram", 0, RS_CLI_STRING, OPT(latency_histogram), "NAME",
+                "latency histogram in seconds (default http_request_duration_seconds)")},
+    {RS_CLI_OPT("token-env", 0, RS_CLI_STRING, OPT(token_env), "VAR",
+                "bearer token from this environment variable")},
+    {RS_CLI_OPT("token-file", 0, RS_CLI_PATH, OPT(token_file), "FILE",
+                "bearer token from this file")},
+    {RS_CLI_OPT("basic-auth-env", 0, RS_CLI_STRING, OPT(basic_env), "VAR",
+                "basic auth 'user:password' from this environment variable")},
+    {RS_CLI_OPT("insecure", 0, RS_CLI_FLAG, OPT(insecure), NULL,
+                "do not verify the server's TLS certificate")},
+    {RS_CLI_OPT("connect-timeout", 0, RS_CLI_DURATION, OPT(connect_timeout_s), "DURATION",
+                "connect timeout per request (default 10s)"),
+     .lo = 0.001},
+    {RS_CLI_OPT("timeout", 0, RS_CLI_DURATION, OPT(timeout_s), "DURATION",
+                "total timeout per request (default 60s)"),
+     .lo = 0.001},
+    {RS_CLI_OPT("max-bytes", 0, RS_CLI_SIZE, OPT(max_bytes), "SIZE",
+                "largest response accepted (default 64MiB)"),
+     .lo = 1024, .hi = 4e9, .expect = "a size between 1KiB and 4GB such as 64MiB"},
+    {RS_CLI_OPT("retries", 0, RS_CLI_COUNT, OPT(retries), "N",
+                "retries on 429 and 5xx, with backoff (default 3)"),
+     .lo = 0, .hi = 10},
+    {0}};
+
+static void init_options(void *opts) {
+  fetch_opts *fo = opts;
+  fo->provider = -1;
+  fo->retries = UINT_MAX;
+  fo->since_s = 7 * 86400.0;
+  fo->step_s = 60;
+  fo->end = fo->slo_p99_s = fo->slo_p95_s = NAN;
+  fo->connect_timeout_s = fo->timeout_s = fo->max_bytes = NAN;
+}
 
 static int usage(const char *fmt, ...)
 #if defined(__GNUC__)
@@ -103,63 +127,23 @@ static int usage(const char *fmt, ...) {
   return rs_cli_usage_error("fetch", msg);
 }
 
-static int duration(double *out, const char *v, const char *flag, double min_s) {
-  if (v != NULL &&
-      (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, out) != RS_OK || *out < min_s)) {
-    char msg[256];
-    snprintf(msg, sizeof(msg), "bad --%s '%s', expected a duration such as 60s, 5m or 7d", flag, v);
-    return rs_cli_usage_error("fetch", msg);
-  }
-  return 0;
-}
-
-static bool one_of(const char *v, const char *const *words) {
-  for (; *words; words++)
-    if (strcmp(v, *words) == 0)
-      return true;
-  return false;
-}
-
-/* Every family in a comma list is known. */
-static bool families_ok(const char *list) {
-  static const char *const known[] = {"nvidia-gpu", "cpu", "inferentia", "trainium", "tpu", NULL};
-  char word[32];
-  for (const char *p = list; *p;) {
-    size_t n = strcspn(p, ",");
-    if (n == 0 || n >= sizeof(word))
-      return false;
-    memcpy(word, p, n);
-    word[n] = '\0';
-    if (!one_of(word, known))
-      return false;
-    p += n + (p[n] == ',');
-  }
-  return list[0] != '\0';
-}
-
 static int check_required(const fetch_opts *fo) {
-  static const struct {
-    int id;
+  const struct {
+    const void *given;
     const char *flag;
-  } required[] = {{OPT_URL, "--url"},           {OPT_SELECTOR, "--selector"},
-                  {OPT_OUTPUT, "--output"},     {OPT_ENDPOINT, "--endpoint"},
-                  {OPT_PROVIDER, "--provider"}, {OPT_INSTANCE, "--instance"}};
-  static const char *const providers[] = {"aws", "gcp", "azure", NULL};
+  } required[] = {{fo->url, "--url"},
+                  {fo->selector, "--selector"},
+                  {fo->output, "--output"},
+                  {fo->endpoint, "--endpoint"},
+                  {fo->provider >= 0 ? fo : NULL, "--provider"},
+                  {fo->instance, "--instance"}};
   for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-    if (fo->v[required[i].id] == NULL)
+    if (required[i].given == NULL)
       return usage("fetch prometheus needs %s", required[i].flag);
-  if (fo->v[OPT_SLO_P99] == NULL && fo->v[OPT_SLO_P95] == NULL)
+  if (isnan(fo->slo_p99_s) && isnan(fo->slo_p95_s))
     return usage("fetch prometheus needs %s (or --slo-p95): the profile's latency target",
                  "--slo-p99");
-  if (!one_of(fo->v[OPT_PROVIDER], providers))
-    return usage("unknown --provider '%s', expected aws, gcp or azure", fo->v[OPT_PROVIDER]);
-  if (fo->v[OPT_FAMILIES] && !families_ok(fo->v[OPT_FAMILIES]))
-    return usage("bad --families '%s', expected a comma list of nvidia-gpu, cpu, inferentia, "
-                 "trainium, tpu",
-                 fo->v[OPT_FAMILIES]);
-  if ((fo->v[OPT_TOKEN_ENV] != NULL) + (fo->v[OPT_TOKEN_FILE] != NULL) +
-          (fo->v[OPT_BASIC_ENV] != NULL) >
-      1)
+  if ((fo->token_env != NULL) + (fo->token_file != NULL) + (fo->basic_env != NULL) > 1)
     return usage("%s: give one of --token-env, --token-file, --basic-auth-env", "credentials");
   return 0;
 }
@@ -179,76 +163,36 @@ static int check_url(const char *url) {
   return 0;
 }
 
-static int read_numbers(fetch_opts *fo) {
-  uint64_t n;
-  double v = 0;
-  int rc = duration(&fo->prom.step_s, fo->v[OPT_STEP], "step", 1);
-  if (rc == 0)
-    rc = duration(&fo->since_s, fo->v[OPT_SINCE], "since", 1);
-  if (rc == 0)
-    rc = duration(&fo->prom.rate_window_s, fo->v[OPT_RATE_WINDOW], "rate-window", 1);
-  if (rc == 0 && (rc = duration(&v, fo->v[OPT_CONNECT_TIMEOUT], "connect-timeout", 0.001)) == 0 &&
-      fo->v[OPT_CONNECT_TIMEOUT])
-    fo->prom.http.connect_timeout_ms = (long)(v * 1000);
-  if (rc == 0 && (rc = duration(&v, fo->v[OPT_TIMEOUT], "timeout", 0.001)) == 0 &&
-      fo->v[OPT_TIMEOUT])
-    fo->prom.http.timeout_ms = (long)(v * 1000);
-  if (rc != 0)
-    return rc;
-  if (fo->v[OPT_MAX_BYTES]) {
-    if (rs_units_parse(RS_UNIT_BYTES, fo->v[OPT_MAX_BYTES], strlen(fo->v[OPT_MAX_BYTES]), NULL,
-                       &v) != RS_OK ||
-        v < 1024 || v > 4e9)
-      return usage("bad --max-bytes '%s', expected a size between 1KiB and 4GB such as 64MiB",
-                   fo->v[OPT_MAX_BYTES]);
-    fo->prom.http.max_bytes = (size_t)v;
-  }
-  if (fo->v[OPT_RETRIES]) {
-    int64_t r;
-    if (rs_num_parse_int64(fo->v[OPT_RETRIES], strlen(fo->v[OPT_RETRIES]), &r) != RS_OK || r < 0 ||
-        r > 10)
-      return usage("bad --retries '%s', expected an integer from 0 to 10", fo->v[OPT_RETRIES]);
-    fo->retry.attempts = (unsigned)r + 1;
-  }
-  if (fo->v[OPT_REPLICAS] && (rs_num_parse_int64(fo->v[OPT_REPLICAS], strlen(fo->v[OPT_REPLICAS]),
-                                                 (int64_t *)&n) != RS_OK ||
-                              (int64_t)n < 1))
-    return usage("bad --replicas '%s', expected an integer >= 1", fo->v[OPT_REPLICAS]);
-  return 0;
-}
-
-static int read_times(fetch_opts *fo) {
-  const char *end = fo->v[OPT_END];
-  fo->prom.end = (double)time(NULL);
-  if (end && rs_time_parse(end, strlen(end), &fo->prom.end) != RS_OK)
-    return usage("bad --end '%s', expected unix seconds or an RFC 3339 time", end);
-  fo->prom.start = fo->prom.end - fo->since_s;
-  return 0;
+/* The parsed options into the fetch's own: the range, the transport's knobs. */
+static void finish_options(fetch_opts *fo) {
+  rs_fetch_prom_options *prom = &fo->prom;
+  prom->url = fo->url;
+  prom->selector = fo->selector;
+  prom->step_s = fo->step_s;
+  prom->rate_window_s = fo->rate_window_s;
+  prom->end = isnan(fo->end) ? (double)time(NULL) : fo->end;
+  prom->start = prom->end - fo->since_s;
+  prom->requests_metric = fo->requests_metric;
+  prom->latency_histogram = fo->latency_histogram;
+  prom->http.insecure = fo->insecure;
+  if (!isnan(fo->connect_timeout_s))
+    prom->http.connect_timeout_ms = (long)(fo->connect_timeout_s * 1000);
+  if (!isnan(fo->timeout_s))
+    prom->http.timeout_ms = (long)(fo->timeout_s * 1000);
+  if (!isnan(fo->max_bytes))
+    prom->http.max_bytes = (size_t)fo->max_bytes;
+  if (fo->retries != UINT_MAX)
+    fo->retry.attempts = fo->retries + 1;
+  prom->retry = &fo->retry;
 }
 
 static int read_options(fetch_opts *fo, const rs_cli_args *args) {
   int rc;
-  memset(fo, 0, sizeof(*fo));
-  for (size_t i = 0; i < args->nopts; i++) {
-    if (args->opts[i].id == OPT_INSECURE)
-      fo->insecure = true;
-    else
-      fo->v[args->opts[i].id] = args->opts[i].value;
-  }
-  if (args->nargs != 1 || strcmp(args->args[0], "prometheus") != 0)
-    return usage("%s", args->nargs == 0 ? "fetch needs a source: prometheus"
-                                        : "fetch knows one source: prometheus");
-  fo->prom.step_s = 60;
-  fo->since_s = 7 * 86400.0;
-  if ((rc = check_required(fo)) != 0 || (rc = check_url(fo->v[OPT_URL])) != 0 ||
-      (rc = read_numbers(fo)) != 0 || (rc = read_times(fo)) != 0)
+  if (strcmp(args->args[0], "prometheus") != 0)
+    return usage("%s", "fetch knows one source: prometheus");
+  if ((rc = check_required(fo)) != 0 || (rc = check_url(fo->url)) != 0)
     return rc;
-  fo->prom.url = fo->v[OPT_URL];
-  fo->prom.selector = fo->v[OPT_SELECTOR];
-  fo->prom.requests_metric = fo->v[OPT_REQUESTS];
-  fo->prom.latency_histogram = fo->v[OPT_HISTOGRAM];
-  fo->prom.http.insecure = fo->insecure;
-  fo->prom.retry = &fo->retry;
+  finish_options(fo);
   return 0;
 }
 
@@ -279,22 +223,21 @@ static rs_status secret_from_file(const char **out, rs_arena *arena, const char 
 static rs_status authorization(rs_buf *auth, rs_arena *arena, const fetch_opts *fo, rs_error *err) {
   const char *secret = NULL;
   rs_status st = RS_OK;
-  if (fo->v[OPT_TOKEN_ENV])
-    st = secret_from_env(&secret, fo->v[OPT_TOKEN_ENV], err);
-  else if (fo->v[OPT_BASIC_ENV])
-    st = secret_from_env(&secret, fo->v[OPT_BASIC_ENV], err);
-  else if (fo->v[OPT_TOKEN_FILE])
-    st = secret_from_file(&secret, arena, fo->v[OPT_TOKEN_FILE], err);
+  if (fo->token_env)
+    st = secret_from_env(&secret, fo->token_env, err);
+  else if (fo->basic_env)
+    st = secret_from_env(&secret, fo->basic_env, err);
+  else if (fo->token_file)
+    st = secret_from_file(&secret, arena, fo->token_file, err);
   if (st != RS_OK || secret == NULL)
     return st;
   if (strpbrk(secret, "\r\n") != NULL)
     return rs_error_set(err, RS_INVALID, NULL, 0, 0,
                         "the credential holds a line break, expected one line");
-  if (fo->v[OPT_BASIC_ENV] && strchr(secret, ':') == NULL)
+  if (fo->basic_env && strchr(secret, ':') == NULL)
     return rs_error_set(err, RS_INVALID, NULL, 0, 0,
-                        "environment variable '%s' must hold 'user:password'",
-                        fo->v[OPT_BASIC_ENV]);
-  if (fo->v[OPT_BASIC_ENV])
+                        "environment variable '%s' must hold 'user:password'", fo->basic_env);
+  if (fo->basic_env)
     return rs_http_put_basic_auth(auth, secret);
   rs_buf_puts(auth, "Bearer ");
   return rs_buf_puts(auth, secret);
@@ -314,39 +257,31 @@ static const char *csv_path_for(rs_arena *arena, const char *profile) {
   return p;
 }
 
-static void put_profile(rs_buf *b, const fetch_opts *fo, const char *csv_name) {
-  double slo;
-  const char *fam = fo->v[OPT_FAMILIES] ? fo->v[OPT_FAMILIES] : "nvidia-gpu";
-  char t0[32], t1[32];
+/* The profile fetch writes: what the options say about the endpoint, and
+ * its one samples file. */
+static rs_status put_profile(rs_buf *b, const fetch_opts *fo, const char *csv_name) {
+  char t0[32], t1[32], description[128];
+  rs_sample_file file = {.given = csv_name, .path = csv_name, .format = RS_FORMAT_NATIVE};
+  rs_profile p = {.schema_major = 1, .endpoint = fo->endpoint, .source = RS_SOURCE_PRODUCTION};
   rs_time_format(fo->prom.start, t0, sizeof(t0));
   rs_time_format(fo->prom.end, t1, sizeof(t1));
-  rs_buf_puts(b, "# Written by rightsize fetch prometheus (docs/sources.md).\nschema: 1\n"
-                 "endpoint: ");
-  rs_buf_put_json_string(b, fo->v[OPT_ENDPOINT]);
-  rs_buf_puts(b, "\ndescription: ");
-  rs_buf_printf(b, "\"fetched from Prometheus, %s .. %s, step %gs\"\n", t0, t1, fo->prom.step_s);
-  rs_buf_puts(b, "source: production\nmodel:\n  families: [");
-  for (const char *p = fam; *p; p++)
-    rs_buf_puts(b, *p == ',' ? ", " : (char[2]){*p, '\0'});
-  rs_buf_puts(b, "]\ncurrent:\n  provider: ");
-  rs_buf_puts(b, fo->v[OPT_PROVIDER]);
-  rs_buf_puts(b, "\n  instance: ");
-  rs_buf_put_json_string(b, fo->v[OPT_INSTANCE]);
-  rs_buf_printf(b, "\n  replicas: %s\n", fo->v[OPT_REPLICAS] ? fo->v[OPT_REPLICAS] : "1");
-  if (fo->v[OPT_REGION]) {
-    rs_buf_puts(b, "  region: ");
-    rs_buf_put_json_string(b, fo->v[OPT_REGION]);
-    rs_buf_putc(b, '\n');
-  }
-  rs_buf_puts(b, "slo:\n");
-  for (int i = 0; i < 2; i++) {
-    const char *v = fo->v[i == 0 ? OPT_SLO_P99 : OPT_SLO_P95];
-    if (v && rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), "ms", &slo) == RS_OK)
-      rs_buf_printf(b, "  latency_p%s: %.17gms\n", i == 0 ? "99" : "95", slo * 1000.0);
-  }
-  rs_buf_puts(b, "samples:\n  - path: ");
-  rs_buf_put_json_string(b, csv_name);
-  rs_buf_puts(b, "\n    format: native\n");
+  snprintf(description, sizeof(description), "fetched from Prometheus, %s .. %s, step %gs", t0, t1,
+           fo->prom.step_s);
+  p.description = description;
+  p.model.families = fo->families ? fo->families : RS_FAMILY_NVIDIA_GPU;
+  p.model.weights_bytes = p.model.activation_bytes_per_sample = NAN;
+  p.model.max_batch = 1;
+  p.current.provider = rs_provider_names[fo->provider];
+  p.current.instance = fo->instance;
+  p.current.region = fo->region;
+  p.current.replicas = fo->replicas ? fo->replicas : 1;
+  p.slo.latency_p99_ms = fo->slo_p99_s * 1000.0;
+  p.slo.latency_p95_ms = fo->slo_p95_s * 1000.0;
+  p.traffic.peak_rps = NAN;
+  p.traffic.growth = 1;
+  p.files = &file;
+  p.nfiles = 1;
+  return rs_profile_write(b, &p, "Written by rightsize fetch prometheus (docs/sources.md).");
 }
 
 /* Writes data to path through a temporary file and a rename, so a reader
@@ -378,7 +313,7 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
   rs_transport *t = NULL;
   rs_buf auth, csv, prof;
   rs_fetch_prom_options prom = fo->prom;
-  const char *csv_path = csv_path_for(arena, fo->v[OPT_OUTPUT]);
+  const char *csv_path = csv_path_for(arena, fo->output);
   const char *slash = csv_path ? strrchr(csv_path, '/') : NULL;
   rs_status st = csv_path ? RS_OK : rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   rs_buf_init(&auth, 64 * 1024);
@@ -391,11 +326,11 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
     st = rs_transport_curl_new(&t, err);
   if (st == RS_OK)
     st = rs_fetch_prometheus(&prom, t, rs_fetch_csv_sink, &csv, res, err);
-  if (st == RS_OK) {
-    put_profile(&prof, fo, slash ? slash + 1 : csv_path);
+  if (st == RS_OK && (st = put_profile(&prof, fo, slash ? slash + 1 : csv_path)) != RS_OK)
+    rs_error_set(err, st, NULL, 0, 0, "%s while writing the profile", rs_status_message(st));
+  if (st == RS_OK)
     st = write_whole(csv_path, &csv, arena, err);
-  }
-  if (st == RS_OK && (st = write_whole(fo->v[OPT_OUTPUT], &prof, arena, err)) != RS_OK)
+  if (st == RS_OK && (st = write_whole(fo->output, &prof, arena, err)) != RS_OK)
     remove(csv_path);
   rs_transport_free(t);
   if (auth.data)
@@ -407,19 +342,19 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
 }
 
 static int run_fetch(const rs_cli_args *args) {
-  fetch_opts fo;
+  fetch_opts *fo = args->opts;
   rs_arena arena;
   rs_error err;
   rs_fetch_result res;
-  int rc = read_options(&fo, args);
+  int rc = read_options(fo, args);
   if (rc != 0)
     return rc;
   rs_error_clear(&err);
   rs_arena_init(&arena, 0);
-  rs_status st = fetch_and_write(&fo, &arena, &res, &err);
+  rs_status st = fetch_and_write(fo, &arena, &res, &err);
   if (st == RS_OK)
-    printf("wrote %s and %s: %llu rows, %zu metrics, %zu requests\n", fo.v[OPT_OUTPUT],
-           csv_path_for(&arena, fo.v[OPT_OUTPUT]), (unsigned long long)res.rows, res.metrics,
+    printf("wrote %s and %s: %llu rows, %zu metrics, %zu requests\n", fo->output,
+           csv_path_for(&arena, fo->output), (unsigned long long)res.rows, res.metrics,
            res.requests);
   else if (err.status == RS_USAGE)
     rc = rs_cli_usage_error("fetch", err.msg);
@@ -442,5 +377,8 @@ const rs_cli_command rs_cmd_fetch = {
         "its native samples CSV that 'rightsize profile' reads. Credentials come from an\n"
         "environment variable or a file, never from the command line.",
     .options = fetch_options,
+    .opts_size = sizeof(fetch_opts),
+    .init = init_options,
+    .args = {1, 1, "source: prometheus"},
     .run = run_fetch,
 };

@@ -9,8 +9,6 @@ static int run_help(const rs_cli_args *args) {
     rs_cli_print_usage(stdout);
     return 0;
   }
-  if (args->nargs > 1)
-    return rs_cli_usage_error("help", "help takes one command name");
   cmd = rs_cli_find(args->args[0]);
   if (cmd == NULL) {
     snprintf(msg, sizeof(msg), "unknown command '%s'", args->args[0]);
@@ -20,7 +18,7 @@ static int run_help(const rs_cli_args *args) {
   return 0;
 }
 
-static const rs_cli_option help_options[] = {{NULL, 0, NULL, NULL, 0}};
+static const rs_cli_opt help_options[] = {{0}};
 
 const rs_cli_command rs_cmd_help = {
     .name = "help",
@@ -28,5 +26,6 @@ const rs_cli_command rs_cmd_help = {
     .usage = "[COMMAND]",
     .description = "Prints the list of commands, or the options of one command.",
     .options = help_options,
+    .args = {0, 1, "COMMAND"},
     .run = run_help,
 };

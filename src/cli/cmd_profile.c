@@ -6,91 +6,53 @@
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/ingest.h"
-#include "rightsize/num.h"
 #include "rightsize/pipeline.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_summary.h"
 #include "rightsize/summary.h"
 
-enum { OPT_FORMAT = 1, OPT_EXACT, OPT_UNORDERED, OPT_INPUT_FORMAT, OPT_WINDOW, OPT_MAPPING };
-
-static const rs_cli_option profile_options[] = {
-    {"format", 'f', "FORMAT", "output format: table (default) or json", OPT_FORMAT},
-    {"exact", 0, NULL, "exact quantiles (keeps and sorts every value; the test oracle)", OPT_EXACT},
-    {"input-format", 'i', "FORMAT",
-     "format of sample files given directly: auto (default), native, nvidia-smi, "
-     "prometheus-json, prometheus-text, cloudwatch-json",
-     OPT_INPUT_FORMAT},
-    {"mapping", 0, "FILE",
-     "series mapping for exported sample files given directly (docs/sources.md)", OPT_MAPPING},
-    {"allow-unordered", 0, NULL, "count rows whose time goes backwards instead of failing",
-     OPT_UNORDERED},
-    {"window", 0, "DURATION", "width of the per-window memory peaks (default 1h)", OPT_WINDOW},
-    {NULL, 0, NULL, NULL, 0}};
+static const char *const format_names[] = {"table", "json", NULL};
 
 typedef struct profile_opts {
-  bool json;
+  int json; /* a CHOICE: 0 table, 1 json */
   rs_summary_options summary;
 } profile_opts;
+_Static_assert(sizeof(rs_sample_format) == sizeof(int), "a CHOICE field is an int");
 
-static int read_options(profile_opts *po, const rs_cli_args *args) {
-  char msg[256];
-  memset(po, 0, sizeof(*po));
-  for (size_t i = 0; i < args->nopts; i++) {
-    const char *v = args->opts[i].value;
-    switch (args->opts[i].id) {
-    case OPT_FORMAT:
-      if (strcmp(v, "table") != 0 && strcmp(v, "json") != 0) {
-        snprintf(msg, sizeof(msg), "unknown format '%s', expected table or json", v);
-        return rs_cli_usage_error("profile", msg);
-      }
-      po->json = strcmp(v, "json") == 0;
-      break;
-    case OPT_EXACT: po->summary.stats.exact = true; break;
-    case OPT_UNORDERED: po->summary.stats.allow_unordered = true; break;
-    case OPT_MAPPING: po->summary.mapping = v; break;
-    case OPT_INPUT_FORMAT:
-      if (rs_format_from_name(&po->summary.format, v) != RS_OK) {
-        snprintf(msg, sizeof(msg), "unknown input format '%s', expected " RS_FORMAT_NAMES, v);
-        return rs_cli_usage_error("profile", msg);
-      }
-      break;
-    case OPT_WINDOW:
-      if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &po->summary.stats.window_s) !=
-              RS_OK ||
-          po->summary.stats.window_s < 1.0) {
-        snprintf(msg, sizeof(msg),
-                 "bad --window '%s', expected a duration of at least 1s "
-                 "such as 15m or 1h",
-                 v);
-        return rs_cli_usage_error("profile", msg);
-      }
-      break;
-    default: break;
-    }
-  }
-  return 0;
-}
+#define OPT(m) offsetof(profile_opts, m)
+static const rs_cli_opt profile_options[] = {
+    {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(json), "FORMAT",
+                "output format: table (default) or json"),
+     .choices = format_names},
+    {RS_CLI_OPT("exact", 0, RS_CLI_FLAG, OPT(summary.stats.exact), NULL,
+                "exact quantiles (keeps and sorts every value; the test oracle)")},
+    {RS_CLI_OPT("input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
+                "format of sample files given directly: auto (default), native, nvidia-smi, "
+                "prometheus-json, prometheus-text, cloudwatch-json"),
+     .choices = rs_sample_format_names},
+    {RS_CLI_OPT("mapping", 0, RS_CLI_PATH, OPT(summary.mapping), "FILE",
+                "series mapping for exported sample files given directly (docs/sources.md)")},
+    {RS_CLI_OPT("allow-unordered", 0, RS_CLI_FLAG, OPT(summary.stats.allow_unordered), NULL,
+                "count rows whose time goes backwards instead of failing")},
+    {RS_CLI_OPT("window", 0, RS_CLI_DURATION, OPT(summary.stats.window_s), "DURATION",
+                "width of the per-window memory peaks (default 1h)"),
+     .lo = 1, .expect = "a duration of at least 1s such as 15m or 1h"},
+    {0}};
 
 static int run_profile(const rs_cli_args *args) {
-  profile_opts po;
+  const profile_opts *po = args->opts;
   rs_arena arena;
   rs_summary *sum = NULL;
   rs_error err;
   rs_buf out;
   rs_status st;
-  int rc = read_options(&po, args);
-  if (rc != 0)
-    return rc;
-  if (args->nargs == 0)
-    return rs_cli_usage_error("profile", "profile needs a PROFILE or SAMPLES file");
-
+  int rc;
   rs_error_clear(&err);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &po.summary, &err);
+  st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &po->summary, &err);
   if (st == RS_OK)
-    st = po.json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
+    st = po->json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
   if (st != RS_OK) /* a no-op unless the report writer failed */
     rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   rc = rs_cli_finish("profile", st, &err, &out, NULL);
@@ -111,5 +73,9 @@ const rs_cli_command rs_cmd_profile = {
         "the endpoint and per GPU, request-rate shape, per-window memory peaks and\n"
         "data-quality warnings.",
     .options = profile_options,
+    .opts_size = sizeof(profile_opts),
+    .args = {1, RS_CLI_MAX_ARGS, "PROFILE or SAMPLES file"},
     .run = run_profile,
+    .examples = "  rightsize profile profiles/resnet50-p3.8xlarge.yaml\n"
+                "  rightsize profile -i nvidia-smi gpu.log --window 15m -f json\n",
 };

@@ -9,58 +9,35 @@
 #include "rightsize/profile.h"
 #include "rightsize/report_fit.h"
 
-enum { OPT_FORMAT = 1, OPT_EXPLAIN, OPT_TOP };
-
-static const rs_cli_option recommend_options[] = {
-    {"format", 'f', "FORMAT", "output format: table (default), json, markdown or csv", OPT_FORMAT},
-    {"explain", 'e', NULL, "the winner's margins and every rejected shape with its reason",
-     OPT_EXPLAIN},
-    {"top", 'n', "N", "ranked shapes to show (default 10; 0 shows all)", OPT_TOP},
-    RS_CLI_FIT_OPTIONS,
-    {NULL, 0, NULL, NULL, 0}};
-
 typedef enum { FMT_TABLE, FMT_JSON, FMT_MARKDOWN, FMT_CSV } out_format;
+static const char *const format_names[] = {"table", "json", "markdown", "csv", NULL};
 
 typedef struct recommend_opts {
-  out_format format;
+  out_format format; /* a CHOICE field: int-sized */
+  bool explain;
+  unsigned top;
   rs_report_fit_options report;
   rs_cli_fit_opts f;
 } recommend_opts;
+_Static_assert(sizeof(out_format) == sizeof(int), "a CHOICE field is an int");
 
-static int read_option(recommend_opts *o, const rs_cli_parsed *p) {
-  static const char *const formats[] = {"table", "json", "markdown", "csv"};
-  const char *v = p->value;
-  unsigned top = 0;
-  int rc = rs_cli_fit_option(&o->f, p);
-  if (rc >= 0)
-    return rc;
-  switch (p->id) {
-  case OPT_FORMAT:
-    for (size_t i = 0; i < 4; i++)
-      if (strcmp(v, formats[i]) == 0) {
-        o->format = (out_format)i;
-        return 0;
-      }
-    return rs_cli_bad_value("format", v, "table, json, markdown or csv");
-  case OPT_EXPLAIN: o->report.explain = true; return 0;
-  case OPT_TOP:
-    rc = rs_cli_read_count(&top, "top", v, 0, 100000);
-    o->report.top = top;
-    return rc;
-  default: return 0;
-  }
-}
+#define OPT(m) offsetof(recommend_opts, m)
+static const rs_cli_opt recommend_options[] = {
+    {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
+                "output format: table (default), json, markdown or csv"),
+     .choices = format_names},
+    {RS_CLI_OPT("explain", 'e', RS_CLI_FLAG, OPT(explain), NULL,
+                "the winner's margins and every rejected shape with its reason")},
+    {RS_CLI_OPT("top", 'n', RS_CLI_COUNT, OPT(top), "N",
+                "ranked shapes to show (default 10; 0 shows all)"),
+     .lo = 0, .hi = 100000},
+    RS_CLI_FIT_OPTIONS(recommend_opts, f),
+    {0}};
 
-static int read_options(recommend_opts *o, const rs_cli_args *args) {
-  memset(o, 0, sizeof(*o));
-  rs_cli_fit_init(&o->f, "recommend");
-  o->report.top = 10;
-  for (size_t i = 0; i < args->nopts; i++) {
-    int rc = read_option(o, &args->opts[i]);
-    if (rc != 0)
-      return rc;
-  }
-  return 0;
+static void init_options(void *opts) {
+  recommend_opts *o = opts;
+  rs_cli_fit_init(&o->f);
+  o->top = 10;
 }
 
 static rs_status write_report(rs_buf *out, const recommend_opts *o, const rs_fit_result *r) {
@@ -86,25 +63,24 @@ static rs_status recommend(rs_buf *out, rs_arena *arena, const char *path, const
 }
 
 static int run_recommend(const rs_cli_args *args) {
-  recommend_opts o;
+  recommend_opts *o = args->opts;
   rs_arena arena;
   rs_fit_result *res = NULL;
   rs_error err;
   rs_buf out;
-  int rc = read_options(&o, args);
-  if (rc != 0)
-    return rc;
-  if (args->nargs != 1)
-    return rs_cli_usage_error("recommend", args->nargs ? "recommend takes one PROFILE"
-                                                       : "recommend needs a PROFILE");
+  int rc;
+  rs_error_clear(&err);
+  if (rs_cli_fit_finish(&o->f, &err) != RS_OK)
+    return rs_cli_usage_error("recommend", err.msg);
+  o->report.explain = o->explain;
+  o->report.top = o->top;
   if (!rs_profile_is_path(args->args[0]))
     return rs_cli_usage_error("recommend", "recommend needs a PROFILE (.yaml, .yml or .json): "
                                            "model facts, current deployment and SLO, not bare "
                                            "sample files");
-  rs_error_clear(&err);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  rs_status st = recommend(&out, &arena, args->args[0], &o, &res, &err);
+  rs_status st = recommend(&out, &arena, args->args[0], o, &res, &err);
   bool nofit = st == RS_OK && res->verdict.action == RS_ACTION_NOFIT;
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
@@ -131,6 +107,12 @@ const rs_cli_command rs_cmd_recommend = {
         "4 when no shape fits (the report still lists the closest), 2 for usage errors,\n"
         "3 for bad input.",
     .options = recommend_options,
+    .opts_size = sizeof(recommend_opts),
+    .init = init_options,
+    .args = {1, 1, "PROFILE"},
     .run = run_recommend,
     .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
+    .examples = "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml\n"
+                "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml -p all --explain\n"
+                "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml --slo-p95 30ms -f json\n",
 };

@@ -1,6 +1,7 @@
 /* rightsize: the command table and dispatch. Each command lives in its own
  * cmd_<verb>.c and exports one rs_cli_command. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -12,17 +13,30 @@ const rs_cli_command *const rs_cli_commands[] = {
     &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check, &rs_cmd_audit,
     &rs_cmd_catalog, &rs_cmd_fetch,     &rs_cmd_help,  NULL};
 
+/* Parses the command's options into its options struct (its defaults
+ * first), then runs it, or prints its help. */
 static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_cli_args args;
   rs_error err;
+  int rc;
   rs_error_clear(&err);
-  if (rs_cli_parse(&args, cmd, argc, argv, &err) != RS_OK)
-    return rs_cli_usage_error(cmd->name, err.msg);
-  if (args.help) {
-    rs_cli_print_help(cmd);
-    return 0;
+  args.opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
+  if (args.opts == NULL) {
+    rs_error_set(&err, RS_NOMEM, NULL, 0, 0, "out of memory");
+    return rs_cli_fail(&err);
   }
-  return cmd->run(&args);
+  if (cmd->init)
+    cmd->init(args.opts);
+  if (rs_cli_parse(&args, cmd, argc, argv, &err) != RS_OK)
+    rc = rs_cli_usage_error(cmd->name, err.msg);
+  else if (args.help) {
+    rs_cli_print_help(cmd);
+    rc = 0;
+  } else {
+    rc = cmd->run(&args);
+  }
+  free(args.opts);
+  return rc;
 }
 
 /* The version names the compiled-in catalog: its version and SHA-256. */

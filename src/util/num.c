@@ -121,10 +121,8 @@ typedef struct unit_row {
 } unit_row;
 
 static const unit_row bytes_units[] = {
-    {"B", 1, 1},           {"KB", 1e3, 1},           {"MB", 1e6, 1},
-    {"GB", 1e9, 1},        {"TB", 1e12, 1},          {"KiB", 1024.0, 1},
-    {"MiB", 1048576.0, 1}, {"GiB", 1073741824.0, 1}, {"TiB", 1099511627776.0, 1},
-    {NULL, 0, 0}};
+    {"B", 1, 1},        {"KB", 1e3, 1},     {"MB", 1e6, 1},     {"GB", 1e9, 1},     {"TB", 1e12, 1},
+    {"KiB", RS_KIB, 1}, {"MiB", RS_MIB, 1}, {"GiB", RS_GIB, 1}, {"TiB", RS_TIB, 1}, {NULL, 0, 0}};
 static const unit_row seconds_units[] = {
     {"ns", 1, 1e9}, {"us", 1, 1e6}, {"ms", 1, 1e3},  {"s", 1, 1},      {"m", 60, 1},
     {"min", 60, 1}, {"h", 3600, 1}, {"d", 86400, 1}, {"w", 604800, 1}, {NULL, 0, 0}};
@@ -132,10 +130,10 @@ static const unit_row count_units[] = {{"", 1, 1},    {"k", 1e3, 1}, {"K", 1e3, 
                                        {"M", 1e6, 1}, {"G", 1e9, 1}, {NULL, 0, 0}};
 static const unit_row percent_units[] = {{"", 1, 1}, {"%", 1, 1}, {NULL, 0, 0}};
 static const unit_row bitrate_units[] = {
-    {"bps", 1, 8},        {"kbps", 1e3, 8},        {"Mbps", 1e6, 8},           {"Gbps", 1e9, 8},
-    {"bit/s", 1, 8},      {"kbit/s", 1e3, 8},      {"Mbit/s", 1e6, 8},         {"Gbit/s", 1e9, 8},
-    {"B/s", 1, 1},        {"KB/s", 1e3, 1},        {"MB/s", 1e6, 1},           {"GB/s", 1e9, 1},
-    {"KiB/s", 1024.0, 1}, {"MiB/s", 1048576.0, 1}, {"GiB/s", 1073741824.0, 1}, {NULL, 0, 0}};
+    {"bps", 1, 8},        {"kbps", 1e3, 8},     {"Mbps", 1e6, 8},     {"Gbps", 1e9, 8},
+    {"bit/s", 1, 8},      {"kbit/s", 1e3, 8},   {"Mbit/s", 1e6, 8},   {"Gbit/s", 1e9, 8},
+    {"B/s", 1, 1},        {"KB/s", 1e3, 1},     {"MB/s", 1e6, 1},     {"GB/s", 1e9, 1},
+    {"KiB/s", RS_KIB, 1}, {"MiB/s", RS_MIB, 1}, {"GiB/s", RS_GIB, 1}, {NULL, 0, 0}};
 
 static const unit_row *table_for(rs_unit_kind kind) {
   switch (kind) {

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The man page keeps up with the program: every command the program lists
-# and every long option in each command's --help appears in docs/rightsize.1
-# (roff spells '-' as '\-'). Where mandoc or groff is installed, the page
+# and every long and short option in each command's --help (which prints the
+# commands' option declarations) appears in docs/rightsize.1 (roff spells
+# '-' as '\-'). Where mandoc or groff is installed, the page
 # must also render without warnings.
 set -u
 bin=$1
@@ -19,6 +20,13 @@ for cmd in $commands; do
     [ "$opt" = --help ] && continue
     roff=$(printf '%s' "$opt" | sed 's/-/\\\\-/g')
     if ! grep -q -- "$roff" "$man"; then
+      echo "man page lacks '$opt' of 'rightsize $cmd'"
+      fail=1
+    fi
+  done
+  for opt in $("$bin" "$cmd" --help | grep -oE -- '^  -[a-zA-Z],' | tr -d ' ,' | sort -u); do
+    [ "$opt" = -h ] && continue
+    if ! grep -q -- "\\$opt\>" "$man"; then
       echo "man page lacks '$opt' of 'rightsize $cmd'"
       fail=1
     fi

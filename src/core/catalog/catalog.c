@@ -185,19 +185,78 @@ double rs_instance_accel_memory(const rs_instance *in) {
   return in->accelerator_memory_bytes * (in->accelerator_count < 1 ? 1 : in->accelerator_count);
 }
 
-const char *rs_accel_family_name(rs_accel_family family) {
-  static const char *const names[] = {"nvidia-gpu", "inferentia", "trainium", "tpu"};
-  return (unsigned)family < 4 ? names[family] : "unknown";
+/* ---- vocabularies (catalog.h) ---- */
+
+const char *const rs_provider_names[] = {
+#define RS_PROVIDER_NAME(name, key) key,
+    RS_PROVIDER_MAP(RS_PROVIDER_NAME)
+#undef RS_PROVIDER_NAME
+        NULL};
+
+int rs_provider_from_name(const char *name) {
+  for (int i = 0; rs_provider_names[i]; i++)
+    if (strcmp(rs_provider_names[i], name) == 0)
+      return i;
+  return -1;
 }
+
+const char *const rs_family_names[] = {
+#define RS_FAMILY_NAME(name, key, bit, kind) key,
+    RS_FAMILY_MAP(RS_FAMILY_NAME)
+#undef RS_FAMILY_NAME
+        NULL};
+
+unsigned rs_family_from_name(const char *name) {
+  for (unsigned i = 0; rs_family_names[i]; i++)
+    if (strcmp(rs_family_names[i], name) == 0)
+      return 1u << i;
+  return 0;
+}
+
+const char *rs_family_name(unsigned bit) {
+  for (unsigned i = 0; rs_family_names[i]; i++)
+    if (bit == 1u << i)
+      return rs_family_names[i];
+  return "unknown";
+}
+
+const char *const rs_accel_family_names[] = {
+#define RS_ACCEL_NAME(name, key, bit, kind) RS_FAMILY_IF_##kind(key, )
+    RS_FAMILY_MAP(RS_ACCEL_NAME)
+#undef RS_ACCEL_NAME
+        NULL};
+
+unsigned rs_accel_family_bit(rs_accel_family family) {
+  static const unsigned bits[] = {
+#define RS_ACCEL_BIT(name, key, bit, kind) RS_FAMILY_IF_##kind(bit, )
+      RS_FAMILY_MAP(RS_ACCEL_BIT)
+#undef RS_ACCEL_BIT
+  };
+  return (unsigned)family < RS_ACCEL_COUNT ? bits[family] : 0;
+}
+
+const char *rs_accel_family_name(rs_accel_family family) {
+  return (unsigned)family < RS_ACCEL_COUNT ? rs_accel_family_names[family] : "unknown";
+}
+
+const char *const rs_category_names[] = {
+#define RS_CATEGORY_NAME(name, key) key,
+    RS_CATEGORY_MAP(RS_CATEGORY_NAME)
+#undef RS_CATEGORY_NAME
+        NULL};
 
 const char *rs_category_name(rs_category category) {
-  static const char *const names[] = {"gpu", "accelerator", "tpu", "cpu"};
-  return (unsigned)category < 4 ? names[category] : "unknown";
+  return (unsigned)category < RS_CATEGORY_COUNT ? rs_category_names[category] : "unknown";
 }
 
+const char *const rs_arch_names[] = {
+#define RS_ARCH_NAME(name, key) key,
+    RS_ARCH_MAP(RS_ARCH_NAME)
+#undef RS_ARCH_NAME
+        NULL};
+
 const char *rs_arch_name(rs_arch arch) {
-  static const char *const names[] = {"unknown", "x86_64", "arm64"};
-  return (unsigned)arch < 3 ? names[arch] : "unknown";
+  return (unsigned)arch < RS_ARCH_COUNT ? rs_arch_names[arch] : "unknown";
 }
 
 const char *rs_price_flag_name(rs_price_flag flag) {

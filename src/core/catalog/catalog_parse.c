@@ -97,7 +97,6 @@ static const char *const accel_keys[] = {"key",         "vendor",
                                          "notes",       "architecture",
                                          "fp8_tflops",  "tf32_tflops",
                                          NULL};
-static const char *const accel_families[] = {"nvidia-gpu", "inferentia", "trainium", "tpu", NULL};
 
 static rs_status accel_numbers(const parse_ctx *c, const rs_node *m, size_t i, rs_accelerator *a) {
   const char *L = "accelerators";
@@ -133,7 +132,7 @@ static rs_status parse_accel(const parse_ctx *c, const rs_node *m, size_t i, rs_
   a->line = m->line, a->col = m->col;
   if ((st = get_string(c, m, L, i, "key", true, &a->key)) != RS_OK ||
       (st = get_string(c, m, L, i, "vendor", true, &a->vendor)) != RS_OK ||
-      (st = get_enum(c, m, L, i, "family", accel_families,
+      (st = get_enum(c, m, L, i, "family", rs_accel_family_names,
                      "nvidia-gpu, inferentia, trainium or tpu", &fam)) != RS_OK ||
       (st = get_string(c, m, L, i, "name", true, &a->name)) != RS_OK ||
       (st = get_string(c, m, L, i, "form_factor", false, &a->form_factor)) != RS_OK ||
@@ -192,8 +191,6 @@ static const char *const instance_keys[] = {"provider",
                                             "source",
                                             "notes",
                                             NULL};
-static const char *const categories[] = {"gpu", "accelerator", "tpu", "cpu", NULL};
-static const char *const arches[] = {"", "x86_64", "arm64", NULL};
 static const char *const price_flags[] = {"", "suspect", "unpriced", NULL};
 static const char *const network_keys[] = {"gbps", "up_to", "baseline_gbps", NULL};
 
@@ -232,8 +229,8 @@ static rs_status parse_instance_strings(const parse_ctx *c, const rs_node *m, si
   if ((st = get_string(c, m, L, i, "provider", true, &in->provider)) != RS_OK ||
       (st = get_string(c, m, L, i, "name", true, &in->name)) != RS_OK ||
       (st = get_string(c, m, L, i, "family", true, &in->family)) != RS_OK ||
-      (st = get_enum(c, m, L, i, "category", categories, "gpu, accelerator, tpu or cpu", &cat)) !=
-          RS_OK ||
+      (st = get_enum(c, m, L, i, "category", rs_category_names, "gpu, accelerator, tpu or cpu",
+                     &cat)) != RS_OK ||
       (st = get_string(c, m, L, i, "region", true, &in->region)) != RS_OK ||
       (st = get_string(c, m, L, i, "cpu", false, &in->cpu)) != RS_OK ||
       (st = get_string(c, m, L, i, "accelerator_basis", false, &in->accelerator_basis)) != RS_OK ||
@@ -243,7 +240,7 @@ static rs_status parse_instance_strings(const parse_ctx *c, const rs_node *m, si
     return st;
   in->category = (rs_category)cat;
   if (rs_node_get(m, "arch") != NULL &&
-      (st = get_enum(c, m, L, i, "arch", arches + 1, "x86_64 or arm64", &cat)) != RS_OK)
+      (st = get_enum(c, m, L, i, "arch", rs_arch_names + 1, "x86_64 or arm64", &cat)) != RS_OK)
     return st;
   in->arch = rs_node_get(m, "arch") ? (rs_arch)(cat + 1) : RS_ARCH_UNKNOWN;
   if (rs_node_get(m, "price_flag") != NULL &&

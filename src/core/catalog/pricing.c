@@ -5,11 +5,15 @@
 
 #include "rightsize/doc.h"
 
-static const char *const basis_names[] = {"on-demand", "spot", "reserved"};
+const char *const rs_price_basis_names[] = {
+#define RS_PRICE_BASIS_NAME(name, key) key,
+    RS_PRICE_BASIS_MAP(RS_PRICE_BASIS_NAME)
+#undef RS_PRICE_BASIS_NAME
+        NULL};
 
 rs_status rs_price_basis_from_name(rs_price_basis *out, const char *name) {
-  for (int i = 0; i < 3; i++)
-    if (strcmp(basis_names[i], name) == 0) {
+  for (int i = 0; i < RS_BASIS_COUNT; i++)
+    if (strcmp(rs_price_basis_names[i], name) == 0) {
       *out = (rs_price_basis)i;
       return RS_OK;
     }
@@ -17,7 +21,7 @@ rs_status rs_price_basis_from_name(rs_price_basis *out, const char *name) {
 }
 
 const char *rs_price_basis_name(rs_price_basis b) {
-  return (unsigned)b < 3 ? basis_names[b] : "unknown";
+  return (unsigned)b < RS_BASIS_COUNT ? rs_price_basis_names[b] : "unknown";
 }
 
 typedef struct ctx {

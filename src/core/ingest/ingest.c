@@ -13,12 +13,12 @@
 
 /* ---- format names ---- */
 
-static const char *const format_names[] = {
-    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json"};
+const char *const rs_sample_format_names[] = {
+    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
-  for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-    if (name != NULL && strcmp(name, format_names[i]) == 0) {
+  for (size_t i = 0; i < RS_FORMAT_COUNT; i++) {
+    if (name != NULL && strcmp(name, rs_sample_format_names[i]) == 0) {
       *out = (rs_sample_format)i;
       return RS_OK;
     }
@@ -27,8 +27,8 @@ rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
 }
 
 const char *rs_format_name(rs_sample_format f) {
-  if ((unsigned)f < sizeof(format_names) / sizeof(format_names[0]))
-    return format_names[f];
+  if ((unsigned)f < RS_FORMAT_COUNT)
+    return rs_sample_format_names[f];
   return "unknown";
 }
 
@@ -39,11 +39,11 @@ typedef struct unit_row {
   double scale; /* to the metric's canonical unit */
 } unit_row;
 
-static const unit_row byte_units[] = {{"bytes", 1.0},        {"kib", 1024.0}, {"mib", 1048576.0},
-                                      {"gib", 1073741824.0}, {"kb", 1e3},     {"mb", 1e6},
-                                      {"gb", 1e9},           {NULL, 0.0}};
-static const unit_row rate_units[] = {{"bytes_per_s", 1.0},      {"kib_per_s", 1024.0},
-                                      {"mib_per_s", 1048576.0},  {"mbit_per_s", 1e6 / 8.0},
+static const unit_row byte_units[] = {{"bytes", 1.0},  {"kib", RS_KIB}, {"mib", RS_MIB},
+                                      {"gib", RS_GIB}, {"kb", 1e3},     {"mb", 1e6},
+                                      {"gb", 1e9},     {NULL, 0.0}};
+static const unit_row rate_units[] = {{"bytes_per_s", 1.0},      {"kib_per_s", RS_KIB},
+                                      {"mib_per_s", RS_MIB},     {"mbit_per_s", 1e6 / 8.0},
                                       {"gbit_per_s", 1e9 / 8.0}, {NULL, 0.0}};
 static const unit_row time_units[] = {{"ms", 1.0}, {"us", 1e-3}, {"s", 1e3}, {NULL, 0.0}};
 static const unit_row no_units[] = {{"", 1.0}, {NULL, 0.0}};

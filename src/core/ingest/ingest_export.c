@@ -71,8 +71,8 @@ static const struct {
   scaling how;
 } default_rules[] = {
     /* DCGM exporter (dcgm-exporter default counters) */
-    {"DCGM_FI_DEV_FB_USED", RS_METRIC_GPU_MEM_USED, 1048576.0, PLAIN},
-    {"DCGM_FI_DEV_FB_TOTAL", RS_METRIC_GPU_MEM_TOTAL, 1048576.0, PLAIN},
+    {"DCGM_FI_DEV_FB_USED", RS_METRIC_GPU_MEM_USED, RS_MIB, PLAIN},
+    {"DCGM_FI_DEV_FB_TOTAL", RS_METRIC_GPU_MEM_TOTAL, RS_MIB, PLAIN},
     {"DCGM_FI_DEV_GPU_UTIL", RS_METRIC_GPU_UTIL, 1.0, PLAIN},
     {"DCGM_FI_PROF_GR_ENGINE_ACTIVE", RS_METRIC_GPU_UTIL, 100.0, PLAIN},
     /* node_exporter through the node-mixin recording rules */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "rightsize/num.h"
 
 typedef struct unit_scale {
   const char *unit;
@@ -13,7 +14,7 @@ typedef struct unit_scale {
 
 static const unit_scale pct_units[] = {{"%", 1.0}, {NULL, 0.0}};
 static const unit_scale mem_units[] = {
-    {"MiB", 1048576.0}, {"KiB", 1024.0}, {"GiB", 1073741824.0}, {"B", 1.0}, {NULL, 0.0}};
+    {"MiB", RS_MIB}, {"KiB", RS_KIB}, {"GiB", RS_GIB}, {"B", 1.0}, {NULL, 0.0}};
 
 /* The fields we read; the first unit of each is nvidia-smi's own, assumed
  * when the header has none. */

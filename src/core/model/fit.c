@@ -133,13 +133,7 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
 static unsigned family_of(const rs_instance *in) {
   if (in->category == RS_CATEGORY_CPU || in->accelerator == NULL)
     return RS_FAMILY_CPU;
-  switch (in->accelerator->family) {
-  case RS_ACCEL_NVIDIA_GPU: return RS_FAMILY_NVIDIA_GPU;
-  case RS_ACCEL_INFERENTIA: return RS_FAMILY_INFERENTIA;
-  case RS_ACCEL_TRAINIUM: return RS_FAMILY_TRAINIUM;
-  case RS_ACCEL_TPU: return RS_FAMILY_TPU;
-  }
-  return RS_FAMILY_CPU;
+  return rs_accel_family_bit(in->accelerator->family);
 }
 
 /* Busy time on target / busy time on source for one device, through the

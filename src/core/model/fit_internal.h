@@ -8,8 +8,7 @@
 #include "rightsize/arena.h"
 #include "rightsize/fit.h"
 #include "projection.h"
-
-#define RS_GIB 1073741824.0
+#include "rightsize/num.h" /* RS_GIB */
 
 typedef struct rs_fit_ctx {
   rs_arena *arena;

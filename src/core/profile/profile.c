@@ -15,31 +15,6 @@ typedef struct ctx {
   rs_profile *p;
 } ctx;
 
-static const struct {
-  const char *name;
-  unsigned bit;
-} family_table[] = {
-#define RS_FAMILY_ROW(name, key, bit) {key, bit},
-    RS_FAMILY_MAP(RS_FAMILY_ROW)
-#undef RS_FAMILY_ROW
-};
-
-#define NFAMILIES (sizeof(family_table) / sizeof(family_table[0]))
-
-unsigned rs_family_from_name(const char *name) {
-  for (size_t i = 0; i < NFAMILIES; i++)
-    if (strcmp(family_table[i].name, name) == 0)
-      return family_table[i].bit;
-  return 0;
-}
-
-const char *rs_family_name(unsigned bit) {
-  for (size_t i = 0; i < NFAMILIES; i++)
-    if (family_table[i].bit == bit)
-      return family_table[i].name;
-  return "unknown";
-}
-
 static const char *const source_names[] = {"production", "loadtest", "chaos", "synthetic"};
 static const char *const bound_names[] = {"unknown", "compute", "memory", "mixed"};
 
@@ -285,7 +260,6 @@ static rs_status read_model(ctx *c, const rs_node *m) {
   return st;
 }
 
-static const char *const provider_names[] = {"aws", "gcp", "azure"};
 static const char *const current_keys[] = {"provider", "instance", "replicas", "region", NULL};
 
 static rs_status read_current(ctx *c, const rs_node *m) {
@@ -296,8 +270,9 @@ static rs_status read_current(ctx *c, const rs_node *m) {
     st = rs_node_check_keys(m, c->path, "current", current_keys, c->err);
   if (st == RS_OK)
     st = require(c, m, "provider", "current", &n);
-  if (st == RS_OK && (st = one_of(c, n, "current.provider", provider_names, 3, &idx)) == RS_OK)
-    c->p->current.provider = provider_names[idx];
+  if (st == RS_OK &&
+      (st = one_of(c, n, "current.provider", rs_provider_names, RS_PROVIDER_COUNT, &idx)) == RS_OK)
+    c->p->current.provider = rs_provider_names[idx];
   if (st == RS_OK)
     st = require(c, m, "instance", "current", &n);
   if (st == RS_OK) {

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rightsize/num.h"
+
 #define MAX_WARNINGS 16
 
 typedef struct builder {
@@ -126,7 +128,7 @@ static void warn_profile(rs_summary *sum, rs_arena *arena) {
     warn(sum, arena, RS_WARNING_PREALLOCATED,
          "the serving stack pre-allocates %.0f%% of GPU memory: the observed peak (%.1f GiB) "
          "says nothing about need; size on weights + KV cache instead",
-         100.0 * p->model.prealloc_fraction, mem->max / (1024.0 * 1024.0 * 1024.0));
+         100.0 * p->model.prealloc_fraction, mem->max / RS_GIB);
   else
     warn(sum, arena, RS_WARNING_PREALLOCATED,
          "the serving stack pre-allocates %.0f%% of GPU memory: size on weights + KV cache",

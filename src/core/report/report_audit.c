@@ -7,13 +7,13 @@
 #include <string.h>
 
 #include "jsonw.h"
+#include "rightsize/num.h"
 #include "rightsize/report_audit.h"
 #include "report_internal.h"
 #include "table.h"
 #include "rightsize/version.h"
 
 #define NCOLS 9
-#define GIB 1073741824.0
 
 static const char *const heads[NCOLS] = {"ENDPOINT",    "CURRENT",     "NOW_MONTH",
                                          "RECOMMENDED", "AFTER_MONTH", "SAVE_MONTH",
@@ -111,7 +111,7 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
       rs_buf_printf(out, "%s%s %s #%zu (%s x%.0f, %.2f $/month): host %.1f vCPUs, %.1f GiB\n", item,
                     p->shape->provider, p->shape->name, i + 1, p->shape->accelerator->key,
                     p->shape->accelerator_count, p->instance_month, pi->host_cpu,
-                    pi->host_mem / GIB);
+                    pi->host_mem / RS_GIB);
       for (unsigned d = 0; d < pi->devices_used; d++) {
         bool any = false;
         for (size_t j = 0; j < pi->nendpoints; j++)
@@ -119,7 +119,7 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
         if (!any)
           continue;
         rs_buf_printf(out, "%s  device %u: %.2f of %.2f GiB, %.0f%% busy:", md ? "  " : "  ", d,
-                      pi->mem_used[d] / GIB, p->shape->accelerator_memory_bytes / GIB,
+                      pi->mem_used[d] / RS_GIB, p->shape->accelerator_memory_bytes / RS_GIB,
                       pi->util[d] * 100.0);
         for (size_t j = 0; j < pi->nendpoints; j++) {
           const rs_packed_endpoint *e = &pi->endpoints[j];

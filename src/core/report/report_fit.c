@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rightsize/num.h"
 #include "rightsize/report_fit.h"
 #include "table.h"
 
-#define GIB 1073741824.0
 #define NCOLS 15
 
 typedef enum { OUT_TABLE, OUT_MARKDOWN, OUT_CSV } out_kind;
@@ -180,8 +180,8 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   put_money(out, r->current.usd_per_month);
   rs_buf_printf(out, " $/month%s", eol);
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
-                post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB, o->headroom * 100.0,
-                eol);
+                post, d->mem_need / RS_GIB, d->mem_basis, d->mem_need_head / RS_GIB,
+                o->headroom * 100.0, eol);
   rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
                 d->design_peak, d->peak_basis, d->rate_mean);
   if (isfinite(d->observed_peak))
@@ -268,7 +268,7 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
     rs_buf_printf(out,
                   "%smemory       %.2f GiB needed incl. headroom of %.2f GiB per server "
                   "(%u device%s): %.0f%% free before headroom\n",
-                  item, d->mem_need_head / GIB, b->mem_capacity / GIB, b->devices_per_server,
+                  item, d->mem_need_head / RS_GIB, b->mem_capacity / RS_GIB, b->devices_per_server,
                   b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
     rs_buf_printf(out, "%sutilization  %.1f%% at %.2f req/s over %u server%s, ceiling %.0f%%\n",
                   item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
@@ -283,7 +283,7 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                     b->host_cpu_util * 100.0, b->inst->vcpus, cap);
     if (isfinite(b->host_mem_need))
       rs_buf_printf(out, "%shost memory  %.2f GiB needed incl. headroom of %.2f GiB\n", item,
-                    b->host_mem_need / GIB, b->inst->memory_bytes / GIB);
+                    b->host_mem_need / RS_GIB, b->inst->memory_bytes / RS_GIB);
     if (isfinite(b->net_util))
       rs_buf_printf(out, "%snetwork      %.2f%% of the %g Gbps baseline, ceiling %.0f%%\n", item,
                     b->net_util * 100.0,

@@ -18,7 +18,7 @@ typedef struct display_unit {
 static display_unit display_for(rs_metric m) {
   const char *u = rs_metric_unit(m);
   if (strcmp(u, "bytes") == 0)
-    return (display_unit){1024.0 * 1024.0 * 1024.0, "GiB", 3};
+    return (display_unit){RS_GIB, "GiB", 3};
   if (strcmp(u, "percent") == 0)
     return (display_unit){1.0, "%", 1};
   if (strcmp(u, "bytes_per_s") == 0)
@@ -149,7 +149,7 @@ static void table_devices(rs_buf *out, const rs_endpoint_stats *st) {
 }
 
 static void table_shape(rs_buf *out, const rs_endpoint_stats *st) {
-  const double gib = 1024.0 * 1024.0 * 1024.0;
+  const double gib = RS_GIB;
   const rs_window_stats *w = &st->gpu_mem_windows;
   if (st->m[RS_METRIC_REQUEST_RATE].count > 0 && isfinite(st->rate_peak_to_mean))
     rs_buf_printf(out, "\ntraffic    peak/mean %.2f, p99/mean %.2f, cv %.2f\n",
