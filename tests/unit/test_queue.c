@@ -154,6 +154,36 @@ static void test_lognormal_cv2(void **state) {
   assert_true(isnan(rs_lognormal_cv2(1.0, 7.0, 0.4)));
 }
 
+/* rs_queue_response_quantile at its exact limits. */
+static void test_response_limits(void **state) {
+  (void)state;
+  /* No traffic: R = S, the lognormal quantile s50 exp(z_p sigma). */
+  rs_queue idle = {4, 0.0, 0.02, 1.0, 2.0};
+  double sigma = sqrt(log(3.0));
+  assert_rel(rs_queue_response_quantile(&idle, 0.015, 2.0, 0.99),
+             0.015 * exp(2.3263478740408408 * sigma), 1e-9);
+  /* Constant S = d beside an M/M/1 wait, P(W > x) = rho exp(-(mu - lambda) x):
+   * the p-quantile of d + W is d + ln(rho / (1 - p)) / (mu - lambda). */
+  rs_queue mm1 = {1, 60.0, 0.01, 1.0, 1.0};
+  assert_rel(rs_queue_response_quantile(&mm1, 0.004, 0.0, 0.99), 0.004 + log(0.6 / 0.01) / 40.0,
+             1e-9);
+  assert_rel(rs_queue_response_quantile(&mm1, 0.004, 0.0, 0.95), 0.004 + log(0.6 / 0.05) / 40.0,
+             1e-9);
+  /* The quantile of the sum lies between the larger part and the sum of quantiles. */
+  double s99 = 0.008 * exp(2.3263478740408408 * sqrt(log(2.0)));
+  double r99 = rs_queue_response_quantile(&mm1, 0.008, 1.0, 0.99);
+  double w99 = rs_queue_wait_quantile(&mm1, 0.99);
+  assert_true(r99 > fmax(s99, w99) && r99 < s99 + w99);
+  /* Unstable: infinite; bad input: NaN. */
+  rs_queue over = {2, 300.0, 0.01, 1.0, 1.0};
+  assert_true(isinf(rs_queue_response_quantile(&over, 0.01, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(NULL, 0.01, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.0, 1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.01, -1.0, 0.99)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, 0.01, 1.0, 1.0)));
+  assert_true(isnan(rs_queue_response_quantile(&mm1, NAN, 1.0, 0.99)));
+}
+
 /* ---- a discrete-event simulation of a FCFS multi-server queue ---- */
 
 typedef struct sim_result {
@@ -244,6 +274,7 @@ int main(void) {
       cmocka_unit_test(test_erlang_c_table),  cmocka_unit_test(test_erlang_edges),
       cmocka_unit_test(test_normal_quantile), cmocka_unit_test(test_lognormal_cv2),
       cmocka_unit_test(test_simulation_mmc),  cmocka_unit_test(test_simulation_mdc),
+      cmocka_unit_test(test_response_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

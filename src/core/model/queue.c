@@ -2,6 +2,7 @@
 #include "queue.h"
 
 #include <math.h>
+#include <stddef.h>
 
 double rs_erlang_b(unsigned c, double a) {
   double b = 1.0;
@@ -92,4 +93,57 @@ double rs_lognormal_cv2(double q50, double qp, double p) {
 double rs_lognormal_mean(double qp, double p, double cv2) {
   double sigma = sqrt(log1p(cv2));
   return qp / exp(rs_normal_quantile(p) * sigma) * sqrt(1.0 + cv2);
+}
+
+/* P(W > x) for x >= 0: the chance of waiting times the conditional tail. */
+static double wait_tail(double p_wait, double cond_mean_s, double x) {
+  return p_wait * exp(-x / cond_mean_s);
+}
+
+/* P(S + W > t): P(S > t) plus the chance that S <= t and W > t - S, the
+ * latter integrated over the normal variate z of ln S by Simpson's rule on a
+ * fixed grid (deterministic, 256 panels from z = -9 to z(t)). */
+static double response_tail(double t, double s50, double sigma, double p_wait, double cond_mean) {
+  enum { PANELS = 256 };
+  double zt = sigma > 0 ? log(t / s50) / sigma : (t >= s50 ? INFINITY : -INFINITY);
+  double above = sigma > 0 ? 0.5 * erfc(zt / sqrt(2.0)) : (t < s50 ? 1.0 : 0.0);
+  if (!(p_wait > 0) || zt == -INFINITY)
+    return above;
+  if (sigma == 0)
+    return above + wait_tail(p_wait, cond_mean, t - s50);
+  double lo = -9.0, hi = fmax(zt, lo), h = (hi - lo) / PANELS, sum = 0;
+  for (int i = 0; i <= PANELS; i++) {
+    double z = lo + h * i, w = (i == 0 || i == PANELS) ? 1 : (i % 2 ? 4 : 2);
+    double s = s50 * exp(sigma * z);
+    sum += w * exp(-z * z / 2) * wait_tail(p_wait, cond_mean, fmax(t - s, 0.0));
+  }
+  return above + sum * h / 3 / sqrt(2 * 3.14159265358979323846);
+}
+
+double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
+  if (q == NULL || !(s50_s > 0) || !isfinite(s50_s) || !(s_cs2 >= 0) || !isfinite(s_cs2) ||
+      !(p > 0 && p < 1) || !(q->service_s > 0) || !(q->arrival_rps >= 0) || !(q->ca2 >= 0) ||
+      !(q->cs2 >= 0) || q->servers == 0)
+    return NAN;
+  rs_queue_result r = rs_queue_eval(q);
+  if (!r.stable)
+    return INFINITY;
+  double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
+  double cond_mean = r.p_wait > 0 ? r.mean_wait_s / r.p_wait : 0.0;
+  double pw = cond_mean > 0 ? r.p_wait : 0.0;
+  /* S and W are >= 0, so each one's quantile bounds the sum's from below. */
+  double lo = s50_s * exp(sigma * rs_normal_quantile(p));
+  double wq = pw > tail ? cond_mean * log(pw / tail) : 0.0;
+  lo = fmax(lo, wq);
+  double hi = 2.0 * lo;
+  for (int i = 0; i < 200 && response_tail(hi, s50_s, sigma, pw, cond_mean) > tail; i++)
+    hi *= 2.0;
+  for (int i = 0; i < 100 && hi - lo > 1e-12 * hi; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (response_tail(mid, s50_s, sigma, pw, cond_mean) > tail)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return 0.5 * (lo + hi);
 }

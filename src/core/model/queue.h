@@ -44,6 +44,13 @@ rs_queue_result rs_queue_eval(const rs_queue *q);
  * C <= 1 - p; INFINITY when unstable. */
 double rs_queue_wait_quantile(const rs_queue *q, double p);
 
+/* The p-quantile (seconds) of a request's response time R = S + W: S, the request's own latency,
+ * lognormal with median s50_s and squared coefficient of variation s_cs2; W, its wait in queue q
+ * (c servers each held q->service_s per request with variability q->cs2, arrivals q->ca2).
+ * The quantile of the sum, not the sum of quantiles. INFINITY when q is unstable; NaN for bad
+ * input. */
+double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p);
+
 /* Squared coefficient of variation of a lognormal distribution with the
  * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
  * cs2 = exp(sigma^2) - 1. NaN when the inputs do not describe one
