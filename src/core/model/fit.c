@@ -337,7 +337,7 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   double lat_ratio = d->device_share * c->ratio + (1.0 - d->device_share);
   pl->service_s = busy * c->ratio;
   pl->service_q_ms = d->service_q_ms * lat_ratio;
-  pl->queue_s = fmin(pl->service_s, d->service_mean_ms * lat_ratio / 1e3);
+  pl->queue_s = fmin(pl->service_s, d->hold_s * lat_ratio);
   if (c->is_current) {
     c->basis = "observed";
     c->error_band = 0.0;

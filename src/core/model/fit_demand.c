@@ -223,30 +223,33 @@ static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
     d->service_q_ms = isnan(d->busy_s) ? NAN : d->busy_s * -log(1.0 - d->slo_quantile) * 1e3;
     d->service_p50_ms = isnan(d->busy_s) ? NAN : d->busy_s * log(2.0) * 1e3;
     d->service_mean_ms = isnan(d->busy_s) ? NAN : d->busy_s * 1e3;
+    d->hold_s = d->busy_s;
     return;
   }
-  /* The typical interval's quantile (median over time) at the observed
-   * load, less the queueing the model puts there, is the service's own. */
-  double q_ms = lq->q[0];
-  d->service_p50_ms = l50->count ? l50->q[0] : NAN;
-  double cs2 = rs_lognormal_cv2(d->service_p50_ms, q_ms, d->slo_quantile);
-  if (!isnan(cs2))
-    d->cs2 = fmin(cs2, 4.0);
-  double wait_ms = 0;
-  double rate = st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean : 0;
-  if (p->traffic.rate_per_endpoint)
-    rate /= (double)p->current.replicas;
-  d->service_mean_ms = rs_lognormal_mean(isnan(d->service_p50_ms) ? q_ms : d->service_p50_ms,
-                                         isnan(d->service_p50_ms) ? d->slo_quantile : 0.5, d->cs2);
-  if (!isnan(d->busy_s) && rate > 0) {
-    double hold = fmin(d->busy_s, d->service_mean_ms / 1e3);
-    rs_queue q = {d->source_active, rate, hold, 1.0, d->cs2};
-    double w = rs_queue_wait_quantile(&q, d->slo_quantile);
-    if (isfinite(w))
-      wait_ms = w * 1e3;
+  if (rs_fit_backtest(ctx, d)) {
+    /* The service model fitted to the history of latency by load: its own
+     * latency, without the queueing the observed quantiles contain. */
+    const rs_backtest *bt = &d->backtest;
+    d->cs2 = bt->cs2;
+    d->service_p50_ms = bt->s50_ms;
+    d->hold_s = bt->hold_ms / 1e3;
+  } else {
+    /* No interval with a rate: no queue to take out; the typical interval
+     * (median over time) is the service's own latency. */
+    double q_ms = lq->q[0];
+    d->service_p50_ms = l50->count ? l50->q[0] : NAN;
+    double cs2 = rs_lognormal_cv2(d->service_p50_ms, q_ms, d->slo_quantile);
+    if (!isnan(cs2))
+      d->cs2 = fmin(cs2, 4.0);
+    if (isnan(d->service_p50_ms))
+      d->service_p50_ms = q_ms / exp(sqrt(log1p(d->cs2)) * rs_normal_quantile(d->slo_quantile));
+    d->hold_s = NAN;
   }
-  double floor_ms = isnan(d->service_p50_ms) ? 0.5 * q_ms : d->service_p50_ms;
-  d->service_q_ms = fmax(q_ms - wait_ms, floor_ms);
+  double sigma = sqrt(log1p(d->cs2));
+  d->service_q_ms = d->service_p50_ms * exp(sigma * rs_normal_quantile(d->slo_quantile));
+  d->service_mean_ms = d->service_p50_ms * sqrt(1.0 + d->cs2);
+  if (isnan(d->hold_s))
+    d->hold_s = isnan(d->busy_s) ? d->service_mean_ms / 1e3 : fmin(d->busy_s, d->service_mean_ms / 1e3);
   if (!isnan(d->busy_s) && d->service_p50_ms > 0)
     d->device_share = fmin(1.0, d->busy_s * 1e3 / d->service_p50_ms);
 }

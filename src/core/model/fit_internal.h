@@ -30,6 +30,12 @@ const char *rs_fit_printf(rs_fit_ctx *ctx, const char *fmt, ...)
  * is not in the catalog. */
 rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err);
 
+/* Fits the current deployment's service model to the latency-by-load
+ * history and back-tests it into d->backtest (needs d's busy time, SLO and
+ * active devices). false when no interval carried a rate and the SLO's
+ * latency quantile: nothing to test. */
+bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d);
+
 /* The source device's figures: memory bandwidth (GB/s) and dense FP16
  * TFLOPS, NaN when unknown or for CPU shapes. */
 double rs_fit_bandwidth(const rs_instance *in);

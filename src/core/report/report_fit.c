@@ -239,10 +239,41 @@ static void put_warnings(rs_buf *out, const rs_fit_result *r, bool markdown) {
   }
 }
 
-/* --explain: the winner's margins, then every rejected shape's reason. */
+/* The back-test of the current deployment's service model on its history. */
+static void put_backtest(rs_buf *out, const rs_demand *d, bool markdown) {
+  const rs_backtest *bt = &d->backtest;
+  const char *item = markdown ? "- " : "  ";
+  rs_buf_puts(out, markdown ? "\n**Back-test**\n\n" : "\nback-test\n");
+  if (!bt->run) {
+    rs_buf_printf(out, "%snot run: no interval carried a request rate and a p%.0f latency\n", item,
+                  d->slo_quantile * 100.0);
+    return;
+  }
+  rs_buf_printf(out,
+                "%spredicted/observed p%.0f over %llu intervals in %zu load buckets: median "
+                "%.2f, p10 %.2f, p90 %.2f (band %.1f-%.1f)%s\n",
+                item, d->slo_quantile * 100.0, (unsigned long long)bt->intervals, bt->buckets,
+                bt->ratio_median, bt->ratio_p10, bt->ratio_p90, RS_BACKTEST_BAND_LO,
+                RS_BACKTEST_BAND_HI, bt->off_band ? ": off its own history" : "");
+  rs_buf_printf(out,
+                "%sservice      median %.2f ms, cs2 %.2f, fitted over %zu points; hold %.2f ms "
+                "per request on %u server%s (default %.2f ms, %.1f requests overlapped)\n",
+                item, bt->s50_ms, bt->cs2, bt->points, bt->hold_ms, bt->servers,
+                bt->servers == 1 ? "" : "s", bt->default_hold_ms, bt->concurrency);
+  rs_buf_printf(out, "%swait         p%.0f %.2f ms at the mean load", item,
+                d->slo_quantile * 100.0, bt->wait_mean_ms);
+  if (isfinite(bt->spread_ms))
+    rs_buf_printf(out, "; observed p%.0f - p50 %.2f ms", d->slo_quantile * 100.0, bt->spread_ms);
+  rs_buf_puts(out, "\n");
+}
+
+/* --explain: the back-test, the winner's margins, then every rejected
+ * shape's reason. */
 static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
   const rs_demand *d = &r->demand;
   const char *item = markdown ? "- " : "  ";
+  if (d->latency_observed)
+    put_backtest(out, d, markdown);
   if (r->nfitting) {
     const rs_candidate *b = &r->fitting[0];
     double cap = r->opts.max_util * 100.0;
