@@ -87,16 +87,16 @@ typedef struct rs_device_stats {
 #define RS_LOAD_LATENCIES 3             /* p50, p95, p99 */
 
 typedef struct rs_load_bucket {
-  uint64_t n;                         /* intervals in this bucket */
-  double rate_lo, rate_hi;            /* edges, req/s (the zero bucket: 0 to the lowest edge) */
-  double rate_mean;                   /* mean request rate of those intervals */
-  uint64_t lat_n[RS_LOAD_LATENCIES];  /* intervals that carried p50, p95, p99 */
-  double lat_ms[RS_LOAD_LATENCIES];   /* median of the per-interval p50, p95, p99; NaN none */
+  uint64_t n;                        /* intervals in this bucket */
+  double rate_lo, rate_hi;           /* edges, req/s (the zero bucket: 0 to the lowest edge) */
+  double rate_mean;                  /* mean request rate of those intervals */
+  uint64_t lat_n[RS_LOAD_LATENCIES]; /* intervals that carried p50, p95, p99 */
+  double lat_ms[RS_LOAD_LATENCIES];  /* median of the per-interval p50, p95, p99; NaN none */
 } rs_load_bucket;
 
 typedef struct rs_load_stats {
-  uint64_t intervals;                 /* rows with a request rate and a latency */
-  size_t nbuckets;                    /* populated buckets, in increasing rate */
+  uint64_t intervals; /* rows with a request rate and a latency */
+  size_t nbuckets;    /* populated buckets, in increasing rate */
   rs_load_bucket b[RS_LOAD_BUCKETS];
 } rs_load_stats;
 

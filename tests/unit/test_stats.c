@@ -647,22 +647,14 @@ static void test_memory_flat(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_moments_exact),
-      cmocka_unit_test(test_levels),
-      cmocka_unit_test(test_sketch_vs_exact),
-      cmocka_unit_test(test_exact_cap),
-      cmocka_unit_test(test_per_device_split),
-      cmocka_unit_test(test_gpu_minus_one),
-      cmocka_unit_test(test_coverage),
-      cmocka_unit_test(test_coverage_empty),
-      cmocka_unit_test(test_backwards_error),
-      cmocka_unit_test(test_window_peaks),
-      cmocka_unit_test(test_rate_shape),
-      cmocka_unit_test(test_load_lines),
-      cmocka_unit_test(test_load_buckets),
-      cmocka_unit_test(test_merge_equals_one),
-      cmocka_unit_test(test_merge_exact_cap),
-      cmocka_unit_test(test_sink),
+      cmocka_unit_test(test_moments_exact),    cmocka_unit_test(test_levels),
+      cmocka_unit_test(test_sketch_vs_exact),  cmocka_unit_test(test_exact_cap),
+      cmocka_unit_test(test_per_device_split), cmocka_unit_test(test_gpu_minus_one),
+      cmocka_unit_test(test_coverage),         cmocka_unit_test(test_coverage_empty),
+      cmocka_unit_test(test_backwards_error),  cmocka_unit_test(test_window_peaks),
+      cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_load_lines),
+      cmocka_unit_test(test_load_buckets),     cmocka_unit_test(test_merge_equals_one),
+      cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
       cmocka_unit_test(test_memory_flat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

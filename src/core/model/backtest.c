@@ -36,8 +36,8 @@ typedef struct model {
 typedef struct problem {
   point pt[MAX_POINTS];
   size_t n;
-  double p;      /* the SLO quantile */
-  double hold0;  /* default hold, seconds */
+  double p;     /* the SLO quantile */
+  double hold0; /* default hold, seconds */
   unsigned servers;
 } problem;
 
@@ -298,7 +298,8 @@ static void contradictions(rs_fit_ctx *ctx, const rs_demand *d, rs_backtest *bt,
   const rs_metric_stats *lq =
       &st->m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
   bt->busy_above_p50 = l50->count && d->busy_s * 1e3 > l50->q[0];
-  bt->off_band = !(bt->ratio_median >= RS_BACKTEST_BAND_LO && bt->ratio_median <= RS_BACKTEST_BAND_HI);
+  bt->off_band =
+      !(bt->ratio_median >= RS_BACKTEST_BAND_LO && bt->ratio_median <= RS_BACKTEST_BAND_HI);
   bt->spread_ms = l50->count ? lq->q[0] - l50->q[0] : NAN;
   bt->wait_mean_ms = 0;
   if (rate > 0) {
@@ -341,7 +342,40 @@ bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
   bt->default_hold_ms = pb.hold0 * 1e3;
   bt->concurrency = m.s50_s * sqrt(1.0 + m.cs2) / m.hold_s;
   compare(bt, &m, &st->load, qi, pb.p, scale);
-  double rate = st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean / scale : 0;
+  double rate =
+      st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean / scale : 0;
   contradictions(ctx, d, bt, rate);
   return true;
+}
+
+/* Where the data contradicts itself, or the model its history. */
+void rs_fit_backtest_warn(rs_fit_ctx *ctx, rs_fit_result *res) {
+  const rs_demand *d = &res->demand;
+  const rs_backtest *bt = &d->backtest;
+  const rs_metric_stats *l50 = &ctx->sum->stats.m[RS_METRIC_LATENCY_P50];
+  double q = d->slo_quantile * 100.0;
+  if (!bt->run)
+    return;
+  if (bt->busy_above_p50)
+    rs_fit_warn(ctx, res, "busy-above-latency",
+                rs_fit_printf(ctx,
+                              "busy time per request %.2f ms is above the typical p50 latency "
+                              "%.2f ms: the utilization counts work off the request path, or the "
+                              "samples disagree; the latency model follows the latency samples",
+                              d->busy_s * 1e3, l50->q[0]));
+  if (bt->off_band)
+    rs_fit_warn(ctx, res, "model-off-history",
+                rs_fit_printf(ctx,
+                              "the model's p%.0f is %.2fx the observed at the median over %llu "
+                              "intervals (band %.1f-%.1f): its latency figures do not hold for "
+                              "this endpoint",
+                              q, bt->ratio_median, (unsigned long long)bt->intervals,
+                              RS_BACKTEST_BAND_LO, RS_BACKTEST_BAND_HI));
+  if (bt->wait_above_spread)
+    rs_fit_warn(ctx, res, "wait-above-spread",
+                rs_fit_printf(ctx,
+                              "the model's own p%.0f wait at the mean load (%.2f ms) exceeds the "
+                              "observed p%.0f - p50 (%.2f ms): the latency does not show the queue "
+                              "the model puts there",
+                              q, bt->wait_mean_ms, q, bt->spread_ms));
 }

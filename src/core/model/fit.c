@@ -102,6 +102,13 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
     lower(r, RS_CONF_MEDIUM, rs_fit_printf(ctx, "spiky traffic (peak/mean %.1f)", pm));
   if (!d->latency_observed)
     lower(r, RS_CONF_LOW, "no latency samples: service times assumed exponential");
+  const rs_backtest *bt = &d->backtest;
+  if (bt->run && bt->contradictory)
+    lower(r, RS_CONF_LOW, "the data contradicts itself (see the warnings)");
+  else if (bt->run && bt->error > 0.3)
+    lower(
+        r, RS_CONF_MEDIUM,
+        rs_fit_printf(ctx, "the model is within %.0f%% of its own history only", bt->error * 100));
 }
 
 /* ---- projection ---- */
@@ -269,7 +276,10 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
 static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl,
                         reasons *r) {
   const rs_instance *in = c->inst, *on = NULL;
-  const rs_benchmark *b = c->is_current ? NULL : find_benchmark(ctx->profile, in->name);
+  /* A benchmark on the current shape serves the `now` row too: one shape,
+   * one answer. The same device measured elsewhere does not beat the
+   * observed data. */
+  const rs_benchmark *b = find_benchmark(ctx->profile, in->name);
   pl->cs2 = d->cs2;
   if (b == NULL && !c->is_current && c->devices_per_server == 1 && in->accelerator_count >= 1)
     b = same_device_benchmark(ctx, in, &on);
@@ -329,7 +339,9 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
     return false;
   }
   double speed = 1.0;
-  if (c->devices_per_server > 1)
+  if (c->is_current)
+    speed = 1.0; /* observed: any sharding speed-up is already in the data */
+  else if (c->devices_per_server > 1)
     speed = (double)c->devices_per_server * RS_FIT_SHARD_EFFICIENCY;
   else if (!pl->cpu_target && in->accelerator_count < 1)
     speed = in->accelerator_count; /* a slice of one device */
@@ -340,7 +352,7 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   pl->queue_s = fmin(pl->service_s, d->hold_s * lat_ratio);
   if (c->is_current) {
     c->basis = "observed";
-    c->error_band = 0.0;
+    c->error_band = d->backtest.run ? d->backtest.error : 0.0;
     return true;
   }
   unsigned fs = family_of(d->source), ft = family_of(in);
@@ -488,6 +500,27 @@ static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
   c->notes = n;
 }
 
+/* At the load it served, what was observed beats the model: the current
+ * deployment's per-interval SLO quantile stayed within the SLO in 99 % of
+ * the intervals, and the design peak is no higher than the highest rate it
+ * served. *obs_ms: that observed figure. */
+static bool observed_healthy(const rs_fit_ctx *ctx, const rs_demand *d, double *obs_ms) {
+  const rs_metric_stats *lq =
+      &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
+  *obs_ms = lq->count ? lq->q[3] : NAN;
+  return lq->count > 0 && lq->q[3] <= d->slo_ms && d->design_peak <= d->observed_peak;
+}
+
+/* The constraints evaluate() checks after latency, at the count it set. */
+static rs_constraint after_latency(const rs_fit_ctx *ctx, const rs_candidate *c, const plan *pl) {
+  double cap = ctx->o->max_util;
+  double cpu = pl->cpu_target ? c->util + (isnan(c->host_cpu_util) ? 0 : c->host_cpu_util)
+                              : c->host_cpu_util;
+  if (cpu > cap)
+    return RS_CONSTRAINT_HOST_CPU;
+  return c->net_util > cap ? RS_CONSTRAINT_NETWORK : RS_CONSTRAINT_NONE;
+}
+
 /* Fits one shape. fixed > 0 evaluates that replica count instead of
  * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
@@ -519,15 +552,19 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     keep_reasons(ctx, c, &r);
     return;
   }
-  if (current)
+  if (current && strcmp(c->basis, "measured") != 0)
     c->servers_per_replica = d->source_active;
+  if (!current && d->backtest.run)
+    c->error_band += d->backtest.error; /* the latency model's own error on its history */
+  double obs_ms = NAN;
+  bool healthy = current && observed_healthy(ctx, d, &obs_ms);
   if (isnan(in->vcpus))
     add_note(ctx, c, "host vCPUs and memory unknown for this shape: host checks skipped");
   if (in->arch == RS_ARCH_ARM64 && d->source->arch != RS_ARCH_ARM64)
     add_note(ctx, c, "arm64 host: the serving image must be built for it");
   if (in->network_up_to && isnan(in->network_baseline_gbps) && d->net_known)
     add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
-  if (pl.service_q_ms > d->slo_ms) {
+  if (pl.service_q_ms > d->slo_ms && !healthy) {
     reject(c, RS_CONSTRAINT_LATENCY,
            rs_fit_printf(ctx,
                          "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
@@ -565,6 +602,15 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     k = evaluate(ctx, d, c, &pl, n);
     if (k == RS_CONSTRAINT_NONE)
       break;
+  }
+  if (k == RS_CONSTRAINT_LATENCY && healthy) {
+    add_note(ctx, c,
+             rs_fit_printf(ctx,
+                           "at the load it served, the observed p%.0f (%.1f ms in 99%% of the "
+                           "intervals) beats the model's %.1f ms",
+                           d->slo_quantile * 100.0, obs_ms, c->latency_q_ms));
+    c->latency_q_ms = obs_ms;
+    k = after_latency(ctx, c, &pl);
   }
   if (k != RS_CONSTRAINT_NONE) {
     double off = k == RS_CONSTRAINT_LATENCY       ? c->latency_q_ms / d->slo_ms
@@ -629,7 +675,7 @@ static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance 
   return o->region == NULL || strcmp(in->region, o->region) == 0;
 }
 
-static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, const char *code, const char *text) {
+void rs_fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, const char *code, const char *text) {
   rs_warning *w = rs_arena_alloc(ctx->arena, (res->nwarnings + 1) * sizeof(*w));
   if (w == NULL || text == NULL) {
     ctx->nomem = true;
@@ -649,44 +695,55 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
   const rs_metric_stats *lat =
       &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
   for (size_t i = 0; i < ctx->sum->nwarnings; i++)
-    fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
+    rs_fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
+  rs_fit_backtest_warn(ctx, res);
   if (!cur->fits &&
       (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
-    fit_warn(ctx, res, "current-fails-memory",
-             rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
+    rs_fit_warn(
+        ctx, res, "current-fails-memory",
+        rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
   if (lat->count && lat->q[3] > d->slo_ms)
-    fit_warn(ctx, res, "current-fails-slo",
-             rs_fit_printf(ctx,
-                           "the current deployment missed the SLO in more than 1%% of intervals "
-                           "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
-                           d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
+    rs_fit_warn(ctx, res, "current-fails-slo",
+                rs_fit_printf(ctx,
+                              "the current deployment missed the SLO in more than 1%% of intervals "
+                              "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
+                              d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
   else if (!cur->fits && cur->failed != RS_CONSTRAINT_MEMORY &&
-           cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC)
-    fit_warn(ctx, res, "current-fails-slo",
-             rs_fit_printf(ctx,
-                           "the current deployment would not hold the design peak of %.1f "
-                           "req/s: %s",
-                           d->design_peak, cur->reason));
+           cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC &&
+           cur->failed != RS_CONSTRAINT_LATENCY)
+    rs_fit_warn(
+        ctx, res, "current-above-ceiling",
+        rs_fit_printf(ctx,
+                      "at the design peak of %.1f req/s the current deployment would run "
+                      "above the %.0f%% ceiling (a margin for the model's error, not an SLO "
+                      "miss): %s",
+                      d->design_peak, ctx->o->max_util * 100.0, cur->reason));
+  else if (!cur->fits && cur->failed == RS_CONSTRAINT_LATENCY)
+    rs_fit_warn(ctx, res, "current-fails-slo",
+                rs_fit_printf(ctx,
+                              "the current deployment would not hold the design peak of %.1f "
+                              "req/s: %s",
+                              d->design_peak, cur->reason));
   if (res->right_sized)
-    fit_warn(ctx, res, "already-right-sized",
-             res->nfitting && res->fitting[0].inst != cur->inst
-                 ? rs_fit_printf(ctx,
-                                 "the best alternative saves %.1f%%, inside the model's error: "
-                                 "keep the current shape",
-                                 res->fitting[0].savings_pct)
-                 : "nothing cheaper fits: the current shape is already the right size");
+    rs_fit_warn(ctx, res, "already-right-sized",
+                res->nfitting && res->fitting[0].inst != cur->inst
+                    ? rs_fit_printf(ctx,
+                                    "the best alternative saves %.1f%%, inside the model's error: "
+                                    "keep the current shape",
+                                    res->fitting[0].savings_pct)
+                    : "nothing cheaper fits: the current shape is already the right size");
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
     if (d->mem_need_head > 0.9 * best->mem_capacity)
-      fit_warn(ctx, res, "near-memory-limit",
-               rs_fit_printf(ctx,
-                             "%s holds the model with %.0f%% of its memory free: a larger "
-                             "batch or context will not fit",
-                             best->inst->name, best->mem_free * 100.0));
+      rs_fit_warn(ctx, res, "near-memory-limit",
+                  rs_fit_printf(ctx,
+                                "%s holds the model with %.0f%% of its memory free: a larger "
+                                "batch or context will not fit",
+                                best->inst->name, best->mem_free * 100.0));
   } else {
-    fit_warn(ctx, res, "no-fit",
-             "no allowed shape meets every constraint: the closest are listed with the reason "
-             "each failed");
+    rs_fit_warn(ctx, res, "no-fit",
+                "no allowed shape meets every constraint: the closest are listed with the reason "
+                "each failed");
   }
 }
 

@@ -249,7 +249,8 @@ static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
   d->service_q_ms = d->service_p50_ms * exp(sigma * rs_normal_quantile(d->slo_quantile));
   d->service_mean_ms = d->service_p50_ms * sqrt(1.0 + d->cs2);
   if (isnan(d->hold_s))
-    d->hold_s = isnan(d->busy_s) ? d->service_mean_ms / 1e3 : fmin(d->busy_s, d->service_mean_ms / 1e3);
+    d->hold_s =
+        isnan(d->busy_s) ? d->service_mean_ms / 1e3 : fmin(d->busy_s, d->service_mean_ms / 1e3);
   if (!isnan(d->busy_s) && d->service_p50_ms > 0)
     d->device_share = fmin(1.0, d->busy_s * 1e3 / d->service_p50_ms);
 }

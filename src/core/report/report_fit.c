@@ -260,8 +260,8 @@ static void put_backtest(rs_buf *out, const rs_demand *d, bool markdown) {
                 "per request on %u server%s (default %.2f ms, %.1f requests overlapped)\n",
                 item, bt->s50_ms, bt->cs2, bt->points, bt->hold_ms, bt->servers,
                 bt->servers == 1 ? "" : "s", bt->default_hold_ms, bt->concurrency);
-  rs_buf_printf(out, "%swait         p%.0f %.2f ms at the mean load", item,
-                d->slo_quantile * 100.0, bt->wait_mean_ms);
+  rs_buf_printf(out, "%swait         p%.0f %.2f ms at the mean load", item, d->slo_quantile * 100.0,
+                bt->wait_mean_ms);
   if (isfinite(bt->spread_ms))
     rs_buf_printf(out, "; observed p%.0f - p50 %.2f ms", d->slo_quantile * 100.0, bt->spread_ms);
   rs_buf_puts(out, "\n");
