@@ -123,8 +123,10 @@ typedef struct rs_demand {
   double mem_need;      /* the larger (the model only, for a pre-allocating stack) */
   double mem_need_head; /* mem_need x (1 + headroom) */
   const char *mem_basis;
+  bool mem_unknown;     /* no samples, no model figure: the current device's memory stands in */
   double host_mem_peak; /* host memory peak of one replica, bytes; NaN none */
   /* traffic */
+  bool capacity_only; /* no request rate: sized on the busiest device's peak (docs/model.md) */
   double rate_mean;   /* endpoint mean, requests/s (x growth) */
   double design_peak; /* endpoint requests/s the fit sizes for */
   double observed_peak;

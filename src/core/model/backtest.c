@@ -354,6 +354,17 @@ void rs_fit_backtest_warn(rs_fit_ctx *ctx, rs_fit_result *res) {
   const rs_backtest *bt = &d->backtest;
   const rs_metric_stats *l50 = &ctx->sum->stats.m[RS_METRIC_LATENCY_P50];
   double q = d->slo_quantile * 100.0;
+  if (d->capacity_only)
+    rs_fit_warn(ctx, res, "no-request-rate",
+                rs_fit_printf(ctx,
+                              "no request-rate samples: sized on capacity (%s), at low "
+                              "confidence and with no queueing claim; add request_rate (and "
+                              "latency) samples for a latency-checked fit",
+                              d->busy_basis));
+  if (d->mem_unknown)
+    rs_fit_warn(ctx, res, "memory-unknown",
+                "no gpu_mem_used samples and no model.weights: only devices with at least the "
+                "current device's memory are considered; add either to consider smaller ones");
   if (!bt->run)
     return;
   if (bt->busy_above_p50)

@@ -100,8 +100,13 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
   double pm = sum->stats.rate_peak_to_mean;
   if (pm > RS_WARN_PEAK_TO_MEAN)
     lower(r, RS_CONF_MEDIUM, rs_fit_printf(ctx, "spiky traffic (peak/mean %.1f)", pm));
-  if (!d->latency_observed)
+  if (!d->latency_observed && !d->capacity_only)
     lower(r, RS_CONF_LOW, "no latency samples: service times assumed exponential");
+  if (d->capacity_only)
+    lower(r, RS_CONF_LOW,
+          "no request rate: sized on the busiest device's peak utilization, no queueing claim");
+  if (d->mem_unknown)
+    lower(r, RS_CONF_LOW, "memory need unknown: no gpu_mem_used samples, no model.weights");
   const rs_backtest *bt = &d->backtest;
   if (bt->run && bt->contradictory)
     lower(r, RS_CONF_LOW, "the data contradicts itself (see the warnings)");
@@ -235,6 +240,15 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
     return false;
   }
   unsigned k = 1;
+  if (d->mem_unknown && d->mem_need_head > dev) {
+    reject(c, RS_CONSTRAINT_MEMORY,
+           rs_fit_printf(ctx,
+                         "memory need unknown: only devices of at least the current %.1f GiB are "
+                         "known to hold the model (add gpu_mem_used samples or model.weights)",
+                         gib(d->mem_need_head)),
+           d->mem_need_head / dev);
+    return false;
+  }
   if (d->mem_need_head > dev) {
     bool shard = ctx->profile->model.shardable && count >= 2;
     while (shard && k <= (unsigned)count && (double)k * dev < d->mem_need_head)
@@ -398,6 +412,11 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
   c->p_wait = lambda > 0 ? res.p_wait : 0.0;
   c->wait_q_ms = lambda > 0 ? rs_queue_wait_quantile(&q, d->slo_quantile) * 1e3 : 0.0;
   c->latency_q_ms = pl->service_q_ms + c->wait_q_ms;
+  if (d->capacity_only) {
+    /* no request rate, no queue to model: the service latency alone, if measured */
+    c->p_wait = c->wait_q_ms = 0.0;
+    c->latency_q_ms = d->latency_observed ? pl->service_q_ms : NAN;
+  }
   double per_replica = lambda / (double)replicas;
   c->host_cpu_util = NAN;
   if (d->cpu_known && in->vcpus > 0)
@@ -412,7 +431,7 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
                                     : c->host_cpu_util;
   if (!(c->util <= mu_cap))
     return RS_CONSTRAINT_UTILIZATION;
-  if (!(c->latency_q_ms <= d->slo_ms))
+  if (!(c->latency_q_ms <= d->slo_ms) && !(d->capacity_only && isnan(c->latency_q_ms)))
     return RS_CONSTRAINT_LATENCY;
   if (cpu_total > mu_cap)
     return RS_CONSTRAINT_HOST_CPU;
@@ -734,7 +753,7 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
                     : "nothing cheaper fits: the current shape is already the right size");
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
-    if (d->mem_need_head > 0.9 * best->mem_capacity)
+    if (d->mem_need_head > 0.9 * best->mem_capacity && !d->mem_unknown)
       rs_fit_warn(ctx, res, "near-memory-limit",
                   rs_fit_printf(ctx,
                                 "%s holds the model with %.0f%% of its memory free: a larger "

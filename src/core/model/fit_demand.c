@@ -86,11 +86,19 @@ static void demand_memory(rs_fit_ctx *ctx, rs_demand *d) {
     d->mem_need = d->mem_model;
     d->mem_basis = p->model.kv.set ? "weights + activations + KV cache at max batch"
                                    : "weights + activations at max batch";
+  } else if (d->source->accelerator_memory_bytes > 0) {
+    /* Nothing says what the model needs; it ran on the current device, so
+     * that much memory per device is known to be enough (and the headroom
+     * is in it). Smaller devices are not claimed safe. */
+    d->mem_unknown = true;
+    d->mem_need = d->source->accelerator_memory_bytes;
+    d->mem_basis = "unknown (no gpu_mem_used samples, no model.weights): at most the current "
+                   "device's memory, which held it";
   } else {
     d->mem_need = NAN;
     d->mem_basis = "unknown (no GPU memory samples, no model.weights)";
   }
-  d->mem_need_head = d->mem_need * (1.0 + ctx->o->headroom);
+  d->mem_need_head = d->mem_unknown ? d->mem_need : d->mem_need * (1.0 + ctx->o->headroom);
   const rs_metric_stats *h = &st->m[RS_METRIC_HOST_MEM_USED];
   d->host_mem_peak = h->count ? fmax(h->max, st->host_mem_windows.max) : NAN;
 }
@@ -198,6 +206,49 @@ static void demand_busy(rs_fit_ctx *ctx, rs_demand *d) {
   }
 }
 
+/* No request rate (what most GPU exporters give: utilization and memory):
+ * size on capacity, the way AWS Compute Optimizer does from CloudWatch
+ * alone. One unit of load is one replica's peak; a replica's busy time per
+ * unit is the busiest active device's peak utilization (p99 of its
+ * per-interval utilization, or --peak p95 / max) on each active device. */
+static void demand_capacity(rs_fit_ctx *ctx, rs_demand *d) {
+  const rs_profile *p = ctx->profile;
+  const rs_endpoint_stats *st = &ctx->sum->stats;
+  rs_peak_kind kind = ctx->o->peak_set ? ctx->o->peak : RS_PEAK_P99;
+  double peak = NAN;
+  int dev = -1;
+  unsigned active = 0;
+  if (st->m[RS_METRIC_REQUEST_RATE].count || d->source->category == RS_CATEGORY_CPU)
+    return;
+  for (size_t i = 0; i < st->ndevices; i++) {
+    const rs_metric_stats *u = &st->devices[i].m[RS_METRIC_GPU_UTIL];
+    if (u->count == 0 || u->max < RS_IDLE_UTIL_PCT)
+      continue;
+    double v = kind == RS_PEAK_MAX ? u->max : kind == RS_PEAK_P95 ? u->q[2] : u->q[3];
+    active++;
+    if (isnan(peak) || v > peak) {
+      peak = v;
+      dev = st->devices[i].index;
+    }
+  }
+  if (active == 0)
+    return;
+  const char *which = kind == RS_PEAK_MAX ? "max" : kind == RS_PEAK_P95 ? "p95" : "p99";
+  d->capacity_only = true;
+  d->source_active = active;
+  d->busy_s = peak / 100.0 * (double)active;
+  d->busy_r2 = NAN;
+  d->busy_basis = rs_fit_printf(ctx,
+                                "%s of GPU %d's utilization, %.1f%%, on each of %u active "
+                                "device%s",
+                                which, dev, peak, active, active == 1 ? "" : "s");
+  d->design_peak = (double)p->current.replicas * p->traffic.growth;
+  d->peak_basis = rs_fit_printf(
+      ctx, "1 unit = one replica's peak load%s",
+      kind == RS_PEAK_RPS ? "; --peak RPS needs request-rate samples and is not used" : "");
+  d->rate_mean = d->observed_peak = NAN;
+}
+
 static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
   const rs_profile *p = ctx->profile;
   const rs_endpoint_stats *st = &ctx->sum->stats;
@@ -218,6 +269,12 @@ static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
   d->latency_observed = lq->count > 0;
   d->cs2 = 1.0;
   d->device_share = 1.0;
+  if (!d->latency_observed && d->capacity_only) {
+    /* No rate, no latency: no latency claim at all. */
+    d->service_q_ms = d->service_p50_ms = d->service_mean_ms = NAN;
+    d->hold_s = NAN;
+    return;
+  }
   if (!d->latency_observed) {
     /* Nothing measured: exponential service around the busy time. */
     d->service_q_ms = isnan(d->busy_s) ? NAN : d->busy_s * -log(1.0 - d->slo_quantile) * 1e3;
@@ -310,6 +367,7 @@ rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
   demand_memory(ctx, d);
   demand_traffic(ctx, d);
   demand_busy(ctx, d);
+  demand_capacity(ctx, d);
   demand_latency(ctx, d);
   demand_host(ctx, d);
   if (isnan(d->mem_need))

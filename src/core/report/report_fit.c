@@ -167,13 +167,24 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
                 post, d->mem_need / GIB, d->mem_basis, d->mem_need_head / GIB, o->headroom * 100.0,
                 eol);
-  rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
-                d->design_peak, d->peak_basis, d->rate_mean);
+  if (d->capacity_only)
+    rs_buf_printf(out, "%straffic%s    no request rate: design peak %.2f capacity units (%s)", pre,
+                  post, d->design_peak, d->peak_basis);
+  else if (isfinite(d->rate_mean))
+    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
+                  d->design_peak, d->peak_basis, d->rate_mean);
+  else
+    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean unknown", pre, post,
+                  d->design_peak, d->peak_basis);
   if (isfinite(d->observed_peak))
     rs_buf_printf(out, ", observed max %.2f req/s", d->observed_peak);
   rs_buf_puts(out, eol);
   rs_buf_printf(out, "%scompute%s    ", pre, post);
-  if (isfinite(d->busy_s))
+  if (d->capacity_only)
+    rs_buf_printf(out, "busy %.1f%% of a device per replica at peak on %s (%s", d->busy_s * 100.0,
+                  d->source->accelerator ? d->source->accelerator->name : d->source->name,
+                  d->busy_basis);
+  else if (isfinite(d->busy_s))
     rs_buf_printf(out, "busy %.2f ms per request on %s (%s", d->busy_s * 1e3,
                   d->source->accelerator ? d->source->accelerator->name : d->source->name,
                   d->busy_basis);
@@ -182,11 +193,17 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   if (isfinite(d->busy_r2))
     rs_buf_printf(out, ", R2 %.2f", d->busy_r2);
   rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
-  rs_buf_printf(out,
-                "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
-                "cs2 %.2f; ceiling %.0f%%%s",
-                pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
-                d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+  if (isfinite(d->service_q_ms))
+    rs_buf_printf(out,
+                  "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
+                  "cs2 %.2f; ceiling %.0f%%%s",
+                  pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
+                  d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+  else
+    rs_buf_printf(out,
+                  "%sslo%s        p%.0f <= %g ms; no latency claim (no latency samples, no "
+                  "request rate); ceiling %.0f%%%s",
+                  pre, post, d->slo_quantile * 100.0, d->slo_ms, o->max_util * 100.0, eol);
 }
 
 static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *pre,
@@ -284,14 +301,18 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                   "(%u device%s): %.0f%% free before headroom\n",
                   item, d->mem_need_head / GIB, b->mem_capacity / GIB, b->devices_per_server,
                   b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
-    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f req/s over %u server%s, ceiling %.0f%%\n",
-                  item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
-                  cap);
-    rs_buf_printf(out,
-                  "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
-                  "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
-                  item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
-                  b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
+    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f %s over %u server%s, ceiling %.0f%%\n", item,
+                  b->util * 100.0, d->design_peak, d->capacity_only ? "capacity units" : "req/s",
+                  b->servers, b->servers > 1 ? "s" : "", cap);
+    if (!isfinite(b->latency_q_ms))
+      rs_buf_printf(out, "%slatency      not modelled (no latency samples, no request rate)\n",
+                    item);
+    else
+      rs_buf_printf(out,
+                    "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
+                    "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
+                    item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
+                    b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
     if (isfinite(b->host_cpu_util))
       rs_buf_printf(out, "%shost CPU     %.1f%% of %.0f vCPUs, ceiling %.0f%%\n", item,
                     b->host_cpu_util * 100.0, b->inst->vcpus, cap);
@@ -304,8 +325,12 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                     isfinite(b->inst->network_baseline_gbps) ? b->inst->network_baseline_gbps
                                                              : b->inst->network_gbps,
                     cap);
-    rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
-                  b->basis, b->service_s * 1e3, b->ratio);
+    if (d->capacity_only)
+      rs_buf_printf(out, "%sprojection   %s; %.1f%% of a server per capacity unit (x%.3f)\n", item,
+                    b->basis, b->service_s * 100.0, b->ratio);
+    else
+      rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
+                    b->basis, b->service_s * 1e3, b->ratio);
     for (size_t i = 0; i < b->nnotes; i++)
       rs_buf_printf(out, "%snote         %s\n", item, b->notes[i]);
   }
