@@ -107,7 +107,7 @@ typedef struct rs_backtest {
   /* Contradictions in the data (each one is a warning). */
   bool busy_above_p50;    /* busy time per request above the typical p50 latency */
   bool off_band;          /* ratio_median outside the band */
-  bool wait_above_spread; /* the model's wait at mean load above observed p-q minus p50 */
+  bool wait_above_spread; /* the model's wait at mean load above HI x (observed pq - p50) */
   double wait_mean_ms;    /* that wait at the SLO quantile, at the mean per-replica rate */
   double spread_ms;       /* the typical interval's SLO quantile minus its p50 */
   bool contradictory;     /* any of the three */

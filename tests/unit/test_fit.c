@@ -339,12 +339,26 @@ static void test_canonical(void **state) {
   r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);
   assert_true(r->nfitting > 0);
   const rs_candidate *b = &r->fitting[0];
-  assert_string_equal(b->inst->name, "g4dn.xlarge");
+  /* No benchmark: the V100's busy time projected by the FP16 TFLOPS ratio
+   * puts one L4 first; a T4 (about half a V100) needs more than one. */
+  assert_string_equal(b->inst->name, "g6.xlarge");
   assert_int_equal(b->replicas, 1);
   assert_true(b->latency_q_ms < 50.0);
   assert_rel(r->current_usd_hour, 12.24, 1e-12);
-  assert_true(b->savings_pct > 94.0 && b->savings_pct < 97.0);
+  assert_true(b->savings_pct > 90.0 && b->savings_pct < 96.0);
   assert_false(r->right_sized);
+  const rs_candidate *t4 = NULL;
+  for (size_t i = 0; i < r->nfitting && t4 == NULL; i++)
+    if (strcmp(r->fitting[i].inst->name, "g4dn.xlarge") == 0)
+      t4 = &r->fitting[i];
+  assert_non_null(t4);
+  assert_true(t4->replicas > 1);
+  /* The data is consistent now: the back-test holds and nothing contradicts. */
+  assert_true(r->demand.backtest.run);
+  assert_false(r->demand.backtest.contradictory);
+  assert_true(r->demand.busy_s * 1e3 < r->demand.service_p50_ms);
+  /* healthy at its observed load: the current deployment is not failed */
+  assert_true(r->current.fits);
   /* Inferentia and CPU allowed: any of those shapes shows a lower confidence. */
   o.families = RS_FAMILY_NVIDIA_GPU | RS_FAMILY_INFERENTIA | RS_FAMILY_CPU;
   r = fit_shipped(arena, "profiles/resnet50-p3.8xlarge.yaml", &o);

@@ -307,7 +307,10 @@ static void contradictions(rs_fit_ctx *ctx, const rs_demand *d, rs_backtest *bt,
     double w = rs_queue_wait_quantile(&q, d->slo_quantile);
     bt->wait_mean_ms = isfinite(w) ? w * 1e3 : NAN;
   }
-  bt->wait_above_spread = !(bt->wait_mean_ms <= fmax(bt->spread_ms, 0.0)) && !isnan(bt->spread_ms);
+  /* Quantiles do not add (the p50 holds some wait too), so only a wait
+   * beyond the band's top is a contradiction. */
+  bt->wait_above_spread = !isnan(bt->spread_ms) &&
+                          !(bt->wait_mean_ms <= RS_BACKTEST_BAND_HI * fmax(bt->spread_ms, 0.0));
   bt->contradictory = bt->busy_above_p50 || bt->off_band || bt->wait_above_spread;
 }
 
