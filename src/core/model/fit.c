@@ -540,6 +540,29 @@ static rs_constraint after_latency(const rs_fit_ctx *ctx, const rs_candidate *c,
   return c->net_util > cap ? RS_CONSTRAINT_NETWORK : RS_CONSTRAINT_NONE;
 }
 
+/* A healthy current deployment at a load it served: its observed latency
+ * stands for the model's, and the utilization ceiling (a margin for the
+ * model's error) does not fail what ran below 100 % with the SLO met. The
+ * constraints after latency still apply. */
+static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
+                                          const plan *pl, double obs_ms) {
+  if (c->util > ctx->o->max_util)
+    add_note(ctx, c,
+             rs_fit_printf(ctx,
+                           "ran at %.0f%% utilization at this load with the SLO met: above the "
+                           "%.0f%% ceiling, which is a margin for the model's error",
+                           c->util * 100.0, ctx->o->max_util * 100.0));
+  if (!(c->latency_q_ms <= d->slo_ms)) {
+    add_note(ctx, c,
+             rs_fit_printf(ctx,
+                           "at the load it served, the observed p%.0f (%.1f ms in 99%% of the "
+                           "intervals) beats the model's %.1f ms",
+                           d->slo_quantile * 100.0, obs_ms, c->latency_q_ms));
+    c->latency_q_ms = obs_ms;
+  }
+  return after_latency(ctx, c, pl);
+}
+
 /* Fits one shape. fixed > 0 evaluates that replica count instead of
  * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
@@ -622,15 +645,8 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     if (k == RS_CONSTRAINT_NONE)
       break;
   }
-  if (k == RS_CONSTRAINT_LATENCY && healthy) {
-    add_note(ctx, c,
-             rs_fit_printf(ctx,
-                           "at the load it served, the observed p%.0f (%.1f ms in 99%% of the "
-                           "intervals) beats the model's %.1f ms",
-                           d->slo_quantile * 100.0, obs_ms, c->latency_q_ms));
-    c->latency_q_ms = obs_ms;
-    k = after_latency(ctx, c, &pl);
-  }
+  if (healthy && (k == RS_CONSTRAINT_LATENCY || (k == RS_CONSTRAINT_UTILIZATION && c->util < 1.0)))
+    k = observed_beats_model(ctx, d, c, &pl, obs_ms);
   if (k != RS_CONSTRAINT_NONE) {
     double off = k == RS_CONSTRAINT_LATENCY       ? c->latency_q_ms / d->slo_ms
                  : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
