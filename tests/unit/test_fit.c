@@ -241,6 +241,87 @@ static void test_zero_traffic(void **state) {
   assert_true(isnan(best->usd_per_million)); /* no predictions to price */
 }
 
+static bool has_warning(const rs_fit_result *r, const char *code) {
+  for (size_t i = 0; i < r->nwarnings; i++)
+    if (strcmp(r->warnings[i].code, code) == 0)
+      return true;
+  return false;
+}
+
+/* GPU-only data (utilization and memory, no request rate, no latency):
+ * sized on the busiest device's peak utilization, low confidence, no
+ * latency claim. */
+static void test_gpu_only(void **state) {
+  world w;
+  world_init(&w, *state);
+  w.s.stats.m[RS_METRIC_REQUEST_RATE].count = 0;
+  w.s.stats.m[RS_METRIC_LATENCY_P50].count = 0;
+  w.s.stats.m[RS_METRIC_LATENCY_P99].count = 0;
+  w.s.stats.devices[0].util_vs_rate = (rs_linear_fit){0, NAN, NAN, NAN, NAN, NAN, NAN};
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_true(r->demand.capacity_only);
+  assert_rel(r->demand.busy_s, 0.20, 1e-12); /* the p99 of GPU 0's utilization */
+  assert_rel(r->demand.design_peak, 1.0, 1e-12);
+  assert_true(r->current.fits);
+  assert_rel(r->current.util, 0.20, 1e-12);
+  assert_true(r->nfitting > 0);
+  const rs_candidate *b = &r->fitting[0];
+  assert_true(b->util <= 0.8);
+  assert_true(isnan(b->latency_q_ms));
+  assert_int_equal(b->confidence, RS_CONF_LOW);
+  assert_true(has_warning(r, "no-request-rate"));
+  /* --peak max sizes on the busiest device's maximum */
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_MAX;
+  r = fit_ok(&w, *state);
+  assert_rel(r->demand.busy_s, 0.30, 1e-12);
+}
+
+/* No memory samples and no model figure: the current device's memory
+ * stands in, smaller devices are rejected saying what is missing. */
+static void test_memory_unknown(void **state) {
+  world w;
+  bool fits;
+  world_init(&w, *state);
+  w.s.stats.devices[0].m[RS_METRIC_GPU_MEM_USED].count = 0;
+  w.s.stats.busiest_device = -1;
+  w.p.current.instance = "g5.xlarge"; /* one A10G, 24 GB */
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_true(r->demand.mem_unknown);
+  assert_true(has_warning(r, "memory-unknown"));
+  const rs_candidate *t4 = find(r, "g4dn.xlarge", &fits); /* 16 GB < 24 GB */
+  assert_false(fits);
+  assert_int_equal(t4->failed, RS_CONSTRAINT_MEMORY);
+  assert_non_null(strstr(t4->reason, "memory need unknown"));
+  assert_true(r->current.fits);
+  assert_int_equal(r->current.confidence, RS_CONF_LOW);
+}
+
+/* At a load it served with the SLO met, the current deployment is not
+ * failed by the model or by the utilization ceiling; above it, the model
+ * decides. */
+static void test_healthy_current(void **state) {
+  world w;
+  world_init(&w, *state);
+  /* 3.5 % per req/s: 87.5 % busy at the observed maximum of 25 req/s */
+  w.s.stats.devices[0].util_vs_rate = (rs_linear_fit){10080, 10, 35, 4, 3.5, 0.0, 0.99};
+  w.o.peak_set = true;
+  w.o.peak = RS_PEAK_MAX;
+  rs_fit_result *r = fit_ok(&w, *state);
+  assert_true(r->current.util > 0.8);
+  assert_true(r->current.fits);
+  assert_true(r->current.nnotes > 0);
+  assert_false(has_warning(r, "current-fails-slo"));
+  assert_false(has_warning(r, "current-above-ceiling"));
+  w.o.peak = RS_PEAK_RPS;
+  w.o.peak_rps = 26.0; /* beyond anything observed */
+  r = fit_ok(&w, *state);
+  assert_false(r->current.fits);
+  assert_int_equal(r->current.failed, RS_CONSTRAINT_UTILIZATION);
+  assert_true(has_warning(r, "current-above-ceiling"));
+  assert_false(has_warning(r, "current-fails-slo"));
+}
+
 static void test_traffic_beyond_any_shape(void **state) {
   world w;
   world_init(&w, *state);
@@ -380,6 +461,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_replica_search, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_zero_traffic, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_traffic_beyond_any_shape, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_gpu_only, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_memory_unknown, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_healthy_current, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_slo_below_service, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_memory, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_current_missing, setup_arena, teardown_arena),
