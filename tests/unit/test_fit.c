@@ -203,6 +203,16 @@ static void test_benchmark(void **state) {
   assert_true(fits);
   assert_string_equal(c->basis, "measured on g4dn.xlarge");
   assert_int_equal(c->confidence, RS_CONF_MEDIUM);
+  /* a benchmark on the current shape serves the `now` row too: the same
+   * shape gets the same answer there and in the ranking */
+  b.instance = "p3.2xlarge";
+  r = fit_ok(&w, *state);
+  c = find(r, "p3.2xlarge", &fits);
+  assert_string_equal(r->current.basis, "measured");
+  assert_string_equal(c->basis, "measured");
+  assert_rel(r->current.service_s, c->service_s, 1e-12);
+  assert_rel(r->current.latency_q_ms, c->latency_q_ms, 1e-12);
+  assert_true(r->current.fits == fits);
 }
 
 /* Replicas grow until utilization and latency hold, and no further. */
