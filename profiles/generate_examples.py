@@ -8,6 +8,9 @@ What this writes (all next to this script, in profiles/):
                                   ~15 % util, diurnal, a few spikes); GPUs 1-3
                                   idle. Endpoint metrics on the gpu 0 rows only.
                                   Two exporter outages (25 min and 2 h).
+                                  Latency and utilization come from one
+                                  request-level simulation (see
+                                  simulate_minute), so they agree.
   llama2-7b-vllm-a100-gpu.log     nvidia-smi CSV log, 3 days at 30 s, 1 GPU,
                                   vLLM pre-allocating 90 % of an A100 80GB.
   llama2-7b-vllm-a100-traffic.csv native CSV, same 3 days at 60 s, endpoint
@@ -102,6 +105,46 @@ def spike_shape(minute, spikes):
 # 1. resnet50-p3.8xlarge.csv: the canonical case
 # ---------------------------------------------------------------------------
 
+# What one request costs (the simulation behind the latency and utilization
+# columns): host pre- and post-processing (decode, resize, serialise) on
+# the CPU threads, which run in parallel and never queue; then the model on
+# GPU 0, one request at a time in arrival order (batch 1, FIFO). Both times
+# are lognormal: median and squared coefficient of variation.
+HOST_MEDIAN_MS, HOST_CS2 = 2.2, 0.30
+DEVICE_MEDIAN_MS, DEVICE_CS2 = 12.6, 0.04
+IDLE_UTIL_PCT = 1.1  # the GPU's utilization with no requests (driver, exporter)
+
+
+def lognormal(rng, median, cs2):
+    return median * math.exp(math.sqrt(math.log1p(cs2)) * rng.gauss(0.0, 1.0))
+
+
+def simulate_minute(rng, rps, free_at):
+    """One minute of Poisson arrivals at rps through the host and GPU 0.
+
+    free_at is when the GPU finishes its backlog, in seconds from this
+    minute's start (carried from the previous minute). Returns the sorted
+    response times (ms), the GPU's busy seconds in the minute, and the new
+    free_at relative to the next minute."""
+    t, busy, lat = 0.0, 0.0, []
+    while rps > 0:
+        t += rng.expovariate(rps)
+        if t >= 60.0:
+            break
+        host = lognormal(rng, HOST_MEDIAN_MS, HOST_CS2) / 1e3
+        svc = lognormal(rng, DEVICE_MEDIAN_MS, DEVICE_CS2) / 1e3
+        begin = max(t, free_at)
+        free_at = begin + svc
+        busy += svc
+        lat.append((host + free_at - t) * 1e3)
+    lat.sort()
+    return lat, busy, max(0.0, free_at - 60.0)
+
+
+def quantile(sorted_values, q):
+    return sorted_values[int(math.floor(q * (len(sorted_values) - 1)))]
+
+
 def gen_resnet50_p3():
     rng = random.Random(20261123)
     start = datetime.datetime(2026, 11, 23, 0, 0, 0, tzinfo=UTC)  # a Monday
@@ -127,6 +170,8 @@ def gen_resnet50_p3():
     mem_noise = AR1(rng, 0.90, 4.0)
     host_noise = AR1(rng, 0.995, 0.006)
 
+    sim = random.Random(20261125)  # the request-level simulation's own stream
+    free_at = 0.0
     lines = [",".join(NATIVE_ALL)]
     for m in range(minutes):
         # draw noise every minute, gap or not, so the series is continuous
@@ -136,15 +181,13 @@ def gen_resnet50_p3():
         g_rate = rng.gauss(0.0, 1.0)
         g_util = rng.gauss(0.0, 1.0)
         g_cpu = rng.gauss(0.0, 1.0)
-        g_l50 = rng.gauss(0.0, 1.0)
-        g_l95 = rng.gauss(0.0, 1.0)
-        g_l99 = rng.gauss(0.0, 1.0)
+        # three draws once used for latency noise; still drawn so that the
+        # other series keep their values (latency now comes from the simulation)
+        for _ in range(3):
+            rng.gauss(0.0, 1.0)
         g_rx = rng.gauss(0.0, 1.0)
         g_tx = rng.gauss(0.0, 1.0)
         g_host = rng.gauss(0.0, 1.0)
-        if any(a <= m <= b for a, b in gaps):
-            continue
-
         t = start + datetime.timedelta(minutes=m)
         hours = m / 60.0
         local_day = (m + int(utc_offset * 60)) // day  # 0 = Monday (local)
@@ -156,16 +199,20 @@ def gen_resnet50_p3():
         if sp is not None:
             rps = rps + (sp[2] - rps) * frac
         rps = max(0.0, rps)
+        # the service runs through the exporter's outages; only the rows are lost
+        lat, busy, free_at = simulate_minute(sim, rps, free_at)
+        if any(a <= m <= b for a, b in gaps) or not lat:
+            continue
+        served = len(lat) / 60.0  # the exporter reports what was served
 
-        util = clamp(1.1 + 1.38 * rps + 0.9 * g_util + (6.0 * frac if sp else 0.0), 0.0, 100.0)
+        util = clamp(IDLE_UTIL_PCT + busy / 60.0 * 100.0 + 0.9 * g_util, 0.0, 100.0)
         mem = 3046.0 + mn
         if sp is not None and sp[3]:
             mem = sp[3] + mn * 0.5
+        rps = served
         cpu = clamp(4.4 + 0.24 * rps + 0.45 * g_cpu, 0.0, 100.0)
         host = 7.42 + 0.22 * math.sin(2.0 * math.pi * hours / 53.0) + hn + 0.015 * g_host
-        p50 = 7.3 + 0.06 * rps + 0.25 * abs(g_l50)
-        p95 = max(p50 + 0.5, p50 * (1.42 + 0.008 * rps) + 0.4 * g_l95)
-        p99 = max(p95 + 0.8, 15.4 + 0.22 * rps + 0.7 * g_l99 + (4.0 * frac if sp else 0.0))
+        p50, p95, p99 = quantile(lat, 0.50), quantile(lat, 0.95), quantile(lat, 0.99)
         rx = max(0.0, rps * 110000.0 * (1.0 + 0.04 * g_rx))
         tx = max(0.0, rps * 1000.0 * (1.0 + 0.05 * g_tx) + 180.0)
 

@@ -126,6 +126,36 @@ typedef struct rs_fit_options {
 
 void rs_fit_options_init(rs_fit_options *o);
 
+/* The back-test (docs/model.md "Back-test"): the service model fitted to
+ * the endpoint's own history of latency by load, and how far its
+ * predictions for the current deployment are from what was observed. */
+#define RS_BACKTEST_BAND_LO 0.8 /* median predicted/observed inside [LO, HI]: the model holds */
+#define RS_BACKTEST_BAND_HI 1.3
+
+typedef struct rs_backtest {
+  bool run;            /* false: no interval carried a request rate and the SLO's quantile */
+  uint64_t intervals;  /* intervals compared */
+  size_t buckets;      /* load buckets they fell in */
+  size_t points;       /* fit points (buckets grouped by interval count) */
+  double ratio_median; /* predicted / observed SLO quantile, over the intervals */
+  double ratio_p10, ratio_p90;
+  double error; /* the larger of |p10 - 1| and |p90 - 1|: widens every error band */
+  /* The fitted service model of the current deployment: its own latency
+   * (lognormal, median s50, squared CV cs2) and a queue of `servers`
+   * servers each held `hold_ms` per request. */
+  double s50_ms, cs2, hold_ms;
+  unsigned servers;
+  double concurrency;     /* mean service / hold: requests one server overlaps */
+  double default_hold_ms; /* min(busy time, mean service): where the fit starts */
+  /* Contradictions in the data (each one is a warning). */
+  bool busy_above_p50;    /* busy time per request above the typical p50 latency */
+  bool off_band;          /* ratio_median outside the band */
+  bool wait_above_spread; /* the model's wait at mean load above HI x (observed pq - p50) */
+  double wait_mean_ms;    /* that wait at the SLO quantile, at the mean per-replica rate */
+  double spread_ms;       /* the typical interval's SLO quantile minus its p50 */
+  bool contradictory;     /* any of the three */
+} rs_backtest;
+
 /* What the endpoint needs, derived from the summary once. */
 typedef struct rs_demand {
   const rs_instance *source; /* the current shape, from the catalog */
@@ -136,8 +166,10 @@ typedef struct rs_demand {
   double mem_need;      /* the larger (the model only, for a pre-allocating stack) */
   double mem_need_head; /* mem_need x (1 + headroom) */
   const char *mem_basis;
+  bool mem_unknown;     /* no samples, no model figure: the current device's memory stands in */
   double host_mem_peak; /* host memory peak of one replica, bytes; NaN none */
   /* traffic */
+  bool capacity_only; /* no request rate: sized on the busiest device's peak (docs/model.md) */
   double rate_mean;   /* endpoint mean, requests/s (x growth) */
   double design_peak; /* endpoint requests/s the fit sizes for */
   double observed_peak;
@@ -156,6 +188,8 @@ typedef struct rs_demand {
   double service_mean_ms; /* mean of that lognormal: what one request holds a server */
   double cs2;             /* squared CV of service times (lognormal fit of p50 and the quantile) */
   double device_share;    /* fraction of that latency spent on the device */
+  double hold_s;          /* what a request holds a server in the queue (the back-test's fit) */
+  rs_backtest backtest;
   /* host */
   bool cpu_known;
   double cpu_base_vcpus, cpu_vcpu_s_per_req;

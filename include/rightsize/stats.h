@@ -75,6 +75,31 @@ typedef struct rs_device_stats {
   rs_linear_fit util_vs_rate;         /* GPU_UTIL (%) against REQUEST_RATE on the same rows */
 } rs_device_stats;
 
+/* Latency by load: the intervals (rows carrying a request rate and a
+ * latency) grouped by their request rate into log-spaced buckets, each
+ * RS_LOAD_STEP wide (2^(1/3): a bucket's rates differ by at most 26 %),
+ * anchored at 1 req/s; rates of zero share one bucket. Per bucket: the
+ * interval count, the mean rate, and the median over those intervals of
+ * each per-interval latency quantile. Memory does not grow with the rows
+ * (one small sketch per bucket and quantile); merging is exact. */
+#define RS_LOAD_STEP 1.2599210498948732 /* 2^(1/3) */
+#define RS_LOAD_BUCKETS 97              /* 2^-16 .. 2^16 req/s, plus zero */
+#define RS_LOAD_LATENCIES 3             /* p50, p95, p99 */
+
+typedef struct rs_load_bucket {
+  uint64_t n;                        /* intervals in this bucket */
+  double rate_lo, rate_hi;           /* edges, req/s (the zero bucket: 0 to the lowest edge) */
+  double rate_mean;                  /* mean request rate of those intervals */
+  uint64_t lat_n[RS_LOAD_LATENCIES]; /* intervals that carried p50, p95, p99 */
+  double lat_ms[RS_LOAD_LATENCIES];  /* median of the per-interval p50, p95, p99; NaN none */
+} rs_load_bucket;
+
+typedef struct rs_load_stats {
+  uint64_t intervals; /* rows with a request rate and a latency */
+  size_t nbuckets;    /* populated buckets, in increasing rate */
+  rs_load_bucket b[RS_LOAD_BUCKETS];
+} rs_load_stats;
+
 typedef struct rs_endpoint_stats {
   rs_coverage coverage;
   rs_metric_stats m[RS_METRIC_COUNT]; /* pooled over all rows and devices */
@@ -89,6 +114,7 @@ typedef struct rs_endpoint_stats {
   double rate_peak_to_mean, rate_p99_to_mean, rate_cv;
   /* Host metrics against the request rate on the same rows. */
   rs_linear_fit cpu_vs_rate, net_rx_vs_rate, net_tx_vs_rate;
+  rs_load_stats load; /* latency by load bucket (the back-test's history) */
 } rs_endpoint_stats;
 
 typedef struct rs_stats rs_stats;

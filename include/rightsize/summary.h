@@ -44,6 +44,12 @@ typedef struct rs_summary_input {
   X(SPIKY_TRAFFIC, "spiky-traffic")                                                                \
   X(CURRENT_FAILS_MEMORY, "current-fails-memory")                                                  \
   X(CURRENT_FAILS_SLO, "current-fails-slo")                                                        \
+  X(CURRENT_ABOVE_CEILING, "current-above-ceiling")                                                \
+  X(NO_REQUEST_RATE, "no-request-rate")                                                            \
+  X(MEMORY_UNKNOWN, "memory-unknown")                                                              \
+  X(BUSY_ABOVE_LATENCY, "busy-above-latency")                                                      \
+  X(MODEL_OFF_HISTORY, "model-off-history")                                                        \
+  X(WAIT_ABOVE_SPREAD, "wait-above-spread")                                                        \
   X(ALREADY_RIGHT_SIZED, "already-right-sized")                                                    \
   X(NEAR_MEMORY_LIMIT, "near-memory-limit")                                                        \
   X(NO_FIT, "no-fit")

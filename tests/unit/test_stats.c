@@ -477,6 +477,15 @@ static void check_same(const rs_endpoint_stats *a, const rs_endpoint_stats *b) {
     for (int q = 0; q < RS_QUANTILE_COUNT; q++)
       assert_true(x->q[q] == y->q[q]);
   }
+  assert_int_equal(a->load.intervals, b->load.intervals);
+  assert_int_equal(a->load.nbuckets, b->load.nbuckets);
+  for (size_t i = 0; i < a->load.nbuckets; i++) {
+    const rs_load_bucket *x = &a->load.b[i], *y = &b->load.b[i];
+    assert_int_equal(x->n, y->n);
+    assert_close(x->rate_mean, y->rate_mean, 1e-12);
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+      assert_true(x->lat_ms[q] == y->lat_ms[q] || (isnan(x->lat_ms[q]) && isnan(y->lat_ms[q])));
+  }
   assert_int_equal(a->cpu_vs_rate.n, b->cpu_vs_rate.n);
   assert_close(a->cpu_vs_rate.slope, b->cpu_vs_rate.slope, 1e-9);
   assert_close(a->cpu_vs_rate.intercept, b->cpu_vs_rate.intercept, 1e-9);
@@ -541,6 +550,51 @@ static void test_merge_exact_cap(void **state) {
   rs_stats_free(b);
 }
 
+/* Latency by load: each interval lands in the bucket of its rate, the
+ * bucket keeps the median of its intervals' quantiles; rows without a
+ * latency or without a rate are not intervals. */
+static void test_load_buckets(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  size_t line = 2;
+  /* 1 req/s: p99 of 10, 20, 30 ms -> median 20; 8 req/s: p99 40 ms (x2) */
+  const double rates[] = {1.0, 1.0, 1.0, 8.0, 8.0, 0.0};
+  const double p99[] = {10.0, 30.0, 20.0, 40.0, 40.0, 5.0};
+  for (size_t i = 0; i < sizeof(rates) / sizeof(rates[0]); i++) {
+    rs_sample s = row(T0 + 60.0 * (double)i, -1, line++);
+    put(&s, RS_METRIC_REQUEST_RATE, rates[i]);
+    put(&s, RS_METRIC_LATENCY_P99, p99[i]);
+    if (i < 3)
+      put(&s, RS_METRIC_LATENCY_P50, 4.0);
+    add_ok(st, &s);
+  }
+  rs_sample norate = row(T0 + 1000.0, -1, line++), nolat = row(T0 + 1060.0, -1, line++);
+  put(&norate, RS_METRIC_LATENCY_P99, 99.0);
+  put(&nolat, RS_METRIC_REQUEST_RATE, 50.0);
+  add_ok(st, &norate);
+  add_ok(st, &nolat);
+  finish_ok(st, &out);
+  assert_int_equal(out.load.intervals, 6);
+  assert_int_equal(out.load.nbuckets, 3);
+  const rs_load_bucket *z = &out.load.b[0], *one = &out.load.b[1], *eight = &out.load.b[2];
+  assert_int_equal(z->n, 1);
+  assert_true(z->rate_lo == 0.0);
+  assert_int_equal(one->n, 3);
+  assert_close(one->rate_mean, 1.0, 1e-12);
+  assert_true(one->rate_lo <= 1.0 && 1.0 < one->rate_hi);
+  assert_close(one->rate_hi / one->rate_lo, RS_LOAD_STEP, 1e-12);
+  assert_close(one->lat_ms[2], 20.0, BOUND);
+  assert_close(one->lat_ms[0], 4.0, BOUND);
+  assert_int_equal(one->lat_n[1], 0);
+  assert_true(isnan(one->lat_ms[1]));
+  assert_int_equal(eight->n, 2);
+  assert_true(eight->rate_lo <= 8.0 && 8.0 < eight->rate_hi);
+  assert_close(eight->lat_ms[2], 40.0, BOUND);
+  assert_true(isnan(eight->lat_ms[0]));
+  rs_stats_free(st);
+}
+
 static void test_sink(void **state) {
   (void)state;
   rs_stats *st = make(NULL);
@@ -556,7 +610,9 @@ static void test_sink(void **state) {
   rs_stats_free(st);
 }
 
-/* A million rows hold no more memory than ten thousand did. */
+/* A million rows hold no more memory than a hundred thousand did (by then
+ * every sketch, including the ~30 load buckets' latency sketches, has met
+ * its range). */
 static void test_memory_flat(void **state) {
   (void)state;
   rs_stats *st = make(NULL);
@@ -569,17 +625,19 @@ static void test_memory_flat(void **state) {
     put(&s, RS_METRIC_REQUEST_RATE, 1.0 + 999.0 * rng_uniform(&r));
     put(&s, RS_METRIC_LATENCY_P99, 5.0 + 995.0 * rng_uniform(&r));
     add_ok(st, &s);
-    if (i == 9999)
+    if (i == 99999)
       early = rs_stats_footprint(st);
   }
   size_t late = rs_stats_footprint(st);
-  assert_true(early > 0);
-  /* a few growth steps of 64 bins at the edges, never growth with the row count */
-  if (late > early + 8 * 64)
-    fail_msg("footprint grew from %zu to %zu", early, late);
-  assert_true(late < 10000);
   rs_endpoint_stats out;
   finish_ok(st, &out);
+  assert_true(early > 0);
+  /* a few growth steps of 64 bins at the edges of each sketch (the metrics'
+   * and the load buckets'), never growth with the row count */
+  size_t slack = (8 + out.load.nbuckets) * 64;
+  if (late > early + slack)
+    fail_msg("footprint grew from %zu to %zu", early, late);
+  assert_true(late < 20000);
   assert_int_equal(out.coverage.rows, 1000000);
   assert_int_equal(out.coverage.series, 4);
   assert_close(out.coverage.interval_s, 1.0, BOUND);
@@ -589,21 +647,14 @@ static void test_memory_flat(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_moments_exact),
-      cmocka_unit_test(test_levels),
-      cmocka_unit_test(test_sketch_vs_exact),
-      cmocka_unit_test(test_exact_cap),
-      cmocka_unit_test(test_per_device_split),
-      cmocka_unit_test(test_gpu_minus_one),
-      cmocka_unit_test(test_coverage),
-      cmocka_unit_test(test_coverage_empty),
-      cmocka_unit_test(test_backwards_error),
-      cmocka_unit_test(test_window_peaks),
-      cmocka_unit_test(test_rate_shape),
-      cmocka_unit_test(test_load_lines),
-      cmocka_unit_test(test_merge_equals_one),
-      cmocka_unit_test(test_merge_exact_cap),
-      cmocka_unit_test(test_sink),
+      cmocka_unit_test(test_moments_exact),    cmocka_unit_test(test_levels),
+      cmocka_unit_test(test_sketch_vs_exact),  cmocka_unit_test(test_exact_cap),
+      cmocka_unit_test(test_per_device_split), cmocka_unit_test(test_gpu_minus_one),
+      cmocka_unit_test(test_coverage),         cmocka_unit_test(test_coverage_empty),
+      cmocka_unit_test(test_backwards_error),  cmocka_unit_test(test_window_peaks),
+      cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_load_lines),
+      cmocka_unit_test(test_load_buckets),     cmocka_unit_test(test_merge_equals_one),
+      cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
       cmocka_unit_test(test_memory_flat),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,78 +14,6 @@
 
 #define MAX_REASONS 12
 
-static const char *const constraint_names[] = {
-#define RS_CONSTRAINT_NAME(name, key) key,
-    RS_CONSTRAINT_MAP(RS_CONSTRAINT_NAME)
-#undef RS_CONSTRAINT_NAME
-};
-
-const char *rs_constraint_name(rs_constraint c) {
-  return (unsigned)c < RS_CONSTRAINT_COUNT ? constraint_names[c] : "unknown";
-}
-
-static const char *const confidence_names[] = {
-#define RS_CONFIDENCE_NAME(name, key) key,
-    RS_CONFIDENCE_MAP(RS_CONFIDENCE_NAME)
-#undef RS_CONFIDENCE_NAME
-};
-
-static const char *const action_names[] = {
-#define RS_ACTION_NAME(name, key) key,
-    RS_ACTION_MAP(RS_ACTION_NAME)
-#undef RS_ACTION_NAME
-};
-
-const char *rs_action_name(rs_action a) {
-  return (unsigned)a < RS_ACTION_COUNT ? action_names[a] : "unknown";
-}
-
-const char *rs_confidence_name(rs_confidence c) {
-  return (unsigned)c < RS_CONF_COUNT ? confidence_names[c] : "unknown";
-}
-
-rs_status rs_confidence_from_name(rs_confidence *out, const char *name) {
-  for (int c = 0; c < RS_CONF_COUNT; c++)
-    if (strcmp(name, confidence_names[c]) == 0) {
-      *out = (rs_confidence)c;
-      return RS_OK;
-    }
-  return RS_USAGE;
-}
-
-rs_status rs_peak_parse(const char *text, rs_peak_kind *kind, double *rps) {
-  static const struct {
-    const char *name;
-    rs_peak_kind kind;
-  } names[] = {{"p95", RS_PEAK_P95}, {"p99", RS_PEAK_P99}, {"max", RS_PEAK_MAX}};
-  size_t n = strlen(text);
-  *rps = NAN;
-  for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-    if (strcmp(text, names[i].name) == 0) {
-      *kind = names[i].kind;
-      return RS_OK;
-    }
-  }
-  if (n > 3 && strcmp(text + n - 3, "rps") == 0)
-    n -= 3;
-  double v;
-  if (n == 0 || rs_num_parse_double(text, n, &v) != RS_OK || !(v >= 0) || !isfinite(v))
-    return RS_USAGE;
-  *kind = RS_PEAK_RPS;
-  *rps = v;
-  return RS_OK;
-}
-
-void rs_fit_options_init(rs_fit_options *o) {
-  memset(o, 0, sizeof(*o));
-  o->headroom = RS_FIT_HEADROOM;
-  o->max_util = RS_FIT_MAX_UTIL;
-  o->slo_ms = NAN;
-  o->peak = RS_PEAK_P99;
-  o->peak_rps = NAN;
-  o->max_replicas = RS_FIT_MAX_REPLICAS;
-}
-
 /* ---- confidence reasons ---- */
 
 typedef struct reasons {
@@ -124,8 +52,20 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
   double pm = sum->stats.rate_peak_to_mean;
   if (pm > RS_WARN_PEAK_TO_MEAN)
     lower(r, RS_CONF_MEDIUM, rs_fit_printf(ctx, "spiky traffic (peak/mean %.1f)", pm));
-  if (!d->latency_observed)
+  if (!d->latency_observed && !d->capacity_only)
     lower(r, RS_CONF_LOW, "no latency samples: service times assumed exponential");
+  if (d->capacity_only)
+    lower(r, RS_CONF_LOW,
+          "no request rate: sized on the busiest device's peak utilization, no queueing claim");
+  if (d->mem_unknown)
+    lower(r, RS_CONF_LOW, "memory need unknown: no gpu_mem_used samples, no model.weights");
+  const rs_backtest *bt = &d->backtest;
+  if (bt->run && bt->contradictory)
+    lower(r, RS_CONF_LOW, "the data contradicts itself (see the warnings)");
+  else if (bt->run && bt->error > 0.3)
+    lower(
+        r, RS_CONF_MEDIUM,
+        rs_fit_printf(ctx, "the model is within %.0f%% of its own history only", bt->error * 100));
 }
 
 /* ---- projection ---- */
@@ -250,6 +190,15 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
     return false;
   }
   unsigned k = 1;
+  if (d->mem_unknown && d->mem_need_head > dev) {
+    reject(c, RS_CONSTRAINT_MEMORY,
+           rs_fit_printf(ctx,
+                         "memory need unknown: only devices of at least the current %.1f GiB are "
+                         "known to hold the model (add gpu_mem_used samples or model.weights)",
+                         gib(d->mem_need_head)),
+           d->mem_need_head / dev);
+    return false;
+  }
   if (d->mem_need_head > dev) {
     bool shard = ctx->profile->model.shardable && count >= 2;
     while (shard && k <= (unsigned)count && (double)k * dev < d->mem_need_head)
@@ -329,7 +278,10 @@ static void projection_confidence(rs_fit_ctx *ctx, const rs_demand *d, rs_candid
 static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl,
                         reasons *r) {
   const rs_instance *in = c->inst, *on = NULL;
-  const rs_benchmark *b = c->is_current ? NULL : find_benchmark(ctx->profile, in->name);
+  /* A benchmark on the current shape serves the `now` row too: one shape,
+   * one answer. The same device measured elsewhere does not beat the
+   * observed data. */
+  const rs_benchmark *b = find_benchmark(ctx->profile, in->name);
   pl->cs2 = d->cs2;
   if (b == NULL && !c->is_current && c->devices_per_server == 1 && in->accelerator_count >= 1)
     b = same_device_benchmark(ctx, in, &on);
@@ -394,7 +346,9 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
     return false;
   }
   double speed = 1.0;
-  if (c->devices_per_server > 1)
+  if (c->is_current)
+    speed = 1.0; /* observed: any sharding speed-up is already in the data */
+  else if (c->devices_per_server > 1)
     speed = (double)c->devices_per_server * RS_FIT_SHARD_EFFICIENCY;
   else if (!pl->cpu_target && in->accelerator_count < 1)
     speed = in->accelerator_count; /* a slice of one device */
@@ -402,10 +356,10 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   double lat_ratio = d->device_share * c->ratio + (1.0 - d->device_share);
   pl->service_s = busy * c->ratio;
   pl->service_q_ms = d->service_q_ms * lat_ratio;
-  pl->queue_s = fmin(pl->service_s, d->service_mean_ms * lat_ratio / 1e3);
+  pl->queue_s = fmin(pl->service_s, d->hold_s * lat_ratio);
   if (c->is_current) {
     c->basis = "observed";
-    c->error_band = 0.0;
+    c->error_band = d->backtest.run ? d->backtest.error : 0.0;
     return true;
   }
   projection_confidence(ctx, d, c, &pr, r);
@@ -443,6 +397,11 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
   c->p_wait = lambda > 0 ? res.p_wait : 0.0;
   c->latency_q_ms = response_q_ms(&q, pl, d->slo_quantile);
   c->wait_q_ms = fmax(c->latency_q_ms - pl->service_q_ms, 0.0);
+  if (d->capacity_only) {
+    /* no request rate, no queue to model: the service latency alone, if measured */
+    c->p_wait = c->wait_q_ms = 0.0;
+    c->latency_q_ms = d->latency_observed ? pl->service_q_ms : NAN;
+  }
   double per_replica = lambda / (double)replicas;
   c->host_cpu_util = NAN;
   if (d->cpu_known && in->vcpus > 0)
@@ -457,7 +416,7 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
                                     : c->host_cpu_util;
   if (!(c->util <= mu_cap))
     return RS_CONSTRAINT_UTILIZATION;
-  if (!(c->latency_q_ms <= d->slo_ms))
+  if (!(c->latency_q_ms <= d->slo_ms) && !(d->capacity_only && isnan(c->latency_q_ms)))
     return RS_CONSTRAINT_LATENCY;
   if (cpu_total > mu_cap)
     return RS_CONSTRAINT_HOST_CPU;
@@ -545,6 +504,50 @@ static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
   c->notes = n;
 }
 
+/* At the load it served, what was observed beats the model: the current
+ * deployment's per-interval SLO quantile stayed within the SLO in 99 % of
+ * the intervals, and the design peak is no higher than the highest rate it
+ * served. *obs_ms: that observed figure. */
+static bool observed_healthy(const rs_fit_ctx *ctx, const rs_demand *d, double *obs_ms) {
+  const rs_metric_stats *lq =
+      &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
+  *obs_ms = lq->count ? lq->q[3] : NAN;
+  return lq->count > 0 && lq->q[3] <= d->slo_ms && d->design_peak <= d->observed_peak;
+}
+
+/* The constraints evaluate() checks after latency, at the count it set. */
+static rs_constraint after_latency(const rs_fit_ctx *ctx, const rs_candidate *c, const plan *pl) {
+  double cap = ctx->o->max_util;
+  double cpu = pl->cpu_target ? c->util + (isnan(c->host_cpu_util) ? 0 : c->host_cpu_util)
+                              : c->host_cpu_util;
+  if (cpu > cap)
+    return RS_CONSTRAINT_HOST_CPU;
+  return c->net_util > cap ? RS_CONSTRAINT_NETWORK : RS_CONSTRAINT_NONE;
+}
+
+/* A healthy current deployment at a load it served: its observed latency
+ * stands for the model's, and the utilization ceiling (a margin for the
+ * model's error) does not fail what ran below 100 % with the SLO met. The
+ * constraints after latency still apply. */
+static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
+                                          const plan *pl, double obs_ms) {
+  if (c->util > ctx->o->max_util)
+    add_note(ctx, c,
+             rs_fit_printf(ctx,
+                           "ran at %.0f%% utilization at this load with the SLO met: above the "
+                           "%.0f%% ceiling, which is a margin for the model's error",
+                           c->util * 100.0, ctx->o->max_util * 100.0));
+  if (!(c->latency_q_ms <= d->slo_ms)) {
+    add_note(ctx, c,
+             rs_fit_printf(ctx,
+                           "at the load it served, the observed p%.0f (%.1f ms in 99%% of the "
+                           "intervals) beats the model's %.1f ms",
+                           d->slo_quantile * 100.0, obs_ms, c->latency_q_ms));
+    c->latency_q_ms = obs_ms;
+  }
+  return after_latency(ctx, c, pl);
+}
+
 /* Fits one shape. fixed > 0 evaluates that replica count instead of
  * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
@@ -576,15 +579,19 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     keep_reasons(ctx, c, &r);
     return;
   }
-  if (current)
+  if (current && strcmp(c->basis, "measured") != 0)
     c->servers_per_replica = d->source_active;
+  if (!current && d->backtest.run)
+    c->error_band += d->backtest.error; /* the latency model's own error on its history */
+  double obs_ms = NAN;
+  bool healthy = current && observed_healthy(ctx, d, &obs_ms);
   if (isnan(in->vcpus))
     add_note(ctx, c, "host vCPUs and memory unknown for this shape: host checks skipped");
   if (in->arch == RS_ARCH_ARM64 && d->source->arch != RS_ARCH_ARM64)
     add_note(ctx, c, "arm64 host: the serving image must be built for it");
   if (in->network_up_to && isnan(in->network_baseline_gbps) && d->net_known)
     add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
-  if (pl.service_q_ms > d->slo_ms) {
+  if (pl.service_q_ms > d->slo_ms && !healthy) {
     reject(c, RS_CONSTRAINT_LATENCY,
            rs_fit_printf(ctx,
                          "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
@@ -623,6 +630,8 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     if (k == RS_CONSTRAINT_NONE)
       break;
   }
+  if (healthy && (k == RS_CONSTRAINT_LATENCY || (k == RS_CONSTRAINT_UTILIZATION && c->util < 1.0)))
+    k = observed_beats_model(ctx, d, c, &pl, obs_ms);
   if (k != RS_CONSTRAINT_NONE) {
     double off = k == RS_CONSTRAINT_LATENCY       ? c->latency_q_ms / d->slo_ms
                  : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
@@ -701,7 +710,7 @@ static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance 
   return o->region == NULL || strcmp(in->region, o->region) == 0;
 }
 
-static void fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text) {
+void rs_fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text) {
   rs_warning *w = rs_arena_alloc_array(ctx->arena, res->nwarnings + 1, sizeof(*w));
   if (w == NULL || text == NULL) {
     ctx->nomem = true;
@@ -721,38 +730,49 @@ static void warnings(rs_fit_ctx *ctx, rs_fit_result *res) {
   const rs_metric_stats *lat =
       &ctx->sum->stats.m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
   for (size_t i = 0; i < ctx->sum->nwarnings; i++)
-    fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
+    rs_fit_warn(ctx, res, ctx->sum->warnings[i].code, ctx->sum->warnings[i].text);
+  rs_fit_backtest_warn(ctx, res);
   if (!cur->fits &&
       (cur->failed == RS_CONSTRAINT_MEMORY || cur->failed == RS_CONSTRAINT_HOST_MEMORY))
-    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_MEMORY,
-             rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
+    rs_fit_warn(
+        ctx, res, RS_WARNING_CURRENT_FAILS_MEMORY,
+        rs_fit_printf(ctx, "the current deployment fails the memory check: %s", cur->reason));
   if (lat->count && lat->q[3] > d->slo_ms)
-    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
-             rs_fit_printf(ctx,
-                           "the current deployment missed the SLO in more than 1%% of intervals "
-                           "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
-                           d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
+    rs_fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
+                rs_fit_printf(ctx,
+                              "the current deployment missed the SLO in more than 1%% of intervals "
+                              "(p99 of the per-interval p%.0f is %.1f ms > %.0f ms)",
+                              d->slo_quantile * 100.0, lat->q[3], d->slo_ms));
   else if (!cur->fits && cur->failed != RS_CONSTRAINT_MEMORY &&
-           cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC)
-    fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
-             rs_fit_printf(ctx,
-                           "the current deployment would not hold the design peak of %.1f "
-                           "req/s: %s",
-                           d->design_peak, cur->reason));
+           cur->failed != RS_CONSTRAINT_HOST_MEMORY && cur->failed != RS_CONSTRAINT_SPEC &&
+           cur->failed != RS_CONSTRAINT_LATENCY)
+    rs_fit_warn(
+        ctx, res, RS_WARNING_CURRENT_ABOVE_CEILING,
+        rs_fit_printf(ctx,
+                      "at the design peak of %.1f req/s the current deployment would run "
+                      "above the %.0f%% ceiling (a margin for the model's error, not an SLO "
+                      "miss): %s",
+                      d->design_peak, ctx->o->max_util * 100.0, cur->reason));
+  else if (!cur->fits && cur->failed == RS_CONSTRAINT_LATENCY)
+    rs_fit_warn(ctx, res, RS_WARNING_CURRENT_FAILS_SLO,
+                rs_fit_printf(ctx,
+                              "the current deployment would not hold the design peak of %.1f "
+                              "req/s: %s",
+                              d->design_peak, cur->reason));
   if (res->verdict.code == RS_VERDICT_KEEP)
-    fit_warn(ctx, res, RS_WARNING_ALREADY_RIGHT_SIZED, res->verdict.reason);
+    rs_fit_warn(ctx, res, RS_WARNING_ALREADY_RIGHT_SIZED, res->verdict.reason);
   if (res->nfitting) {
     const rs_candidate *best = &res->fitting[0];
-    if (d->mem_need_head > 0.9 * best->mem_capacity)
-      fit_warn(ctx, res, RS_WARNING_NEAR_MEMORY_LIMIT,
-               rs_fit_printf(ctx,
-                             "%s holds the model with %.0f%% of its memory free: a larger "
-                             "batch or context will not fit",
-                             best->inst->name, best->mem_free * 100.0));
+    if (d->mem_need_head > 0.9 * best->mem_capacity && !d->mem_unknown)
+      rs_fit_warn(ctx, res, RS_WARNING_NEAR_MEMORY_LIMIT,
+                  rs_fit_printf(ctx,
+                                "%s holds the model with %.0f%% of its memory free: a larger "
+                                "batch or context will not fit",
+                                best->inst->name, best->mem_free * 100.0));
   } else {
-    fit_warn(ctx, res, RS_WARNING_NO_FIT,
-             "no allowed shape meets every constraint: the closest are listed with the reason "
-             "each failed");
+    rs_fit_warn(ctx, res, RS_WARNING_NO_FIT,
+                "no allowed shape meets every constraint: the closest are listed with the reason "
+                "each failed");
   }
 }
 

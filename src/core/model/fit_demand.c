@@ -84,11 +84,19 @@ static void demand_memory(rs_fit_ctx *ctx, rs_demand *d) {
     d->mem_need = d->mem_model;
     d->mem_basis = p->model.kv.set ? "weights + activations + KV cache at max batch"
                                    : "weights + activations at max batch";
+  } else if (d->source->accelerator_memory_bytes > 0) {
+    /* Nothing says what the model needs; it ran on the current device, so
+     * that much memory per device is known to be enough (and the headroom
+     * is in it). Smaller devices are not claimed safe. */
+    d->mem_unknown = true;
+    d->mem_need = d->source->accelerator_memory_bytes;
+    d->mem_basis = "unknown (no gpu_mem_used samples, no model.weights): at most the current "
+                   "device's memory, which held it";
   } else {
     d->mem_need = NAN;
     d->mem_basis = "unknown (no GPU memory samples, no model.weights)";
   }
-  d->mem_need_head = d->mem_need * (1.0 + ctx->o->headroom);
+  d->mem_need_head = d->mem_unknown ? d->mem_need : d->mem_need * (1.0 + ctx->o->headroom);
   const rs_metric_stats *h = &st->m[RS_METRIC_HOST_MEM_USED];
   d->host_mem_peak = h->count ? fmax(h->max, st->host_mem_windows.max) : NAN;
 }
@@ -203,6 +211,49 @@ static void demand_busy(rs_fit_ctx *ctx, rs_demand *d) {
   }
 }
 
+/* No request rate (what most GPU exporters give: utilization and memory):
+ * size on capacity, the way AWS Compute Optimizer does from CloudWatch
+ * alone. One unit of load is one replica's peak; a replica's busy time per
+ * unit is the busiest active device's peak utilization (p99 of its
+ * per-interval utilization, or --peak p95 / max) on each active device. */
+static void demand_capacity(rs_fit_ctx *ctx, rs_demand *d) {
+  const rs_profile *p = ctx->profile;
+  const rs_endpoint_stats *st = &ctx->sum->stats;
+  rs_peak_kind kind = ctx->o->peak_set ? ctx->o->peak : RS_PEAK_P99;
+  double peak = NAN;
+  int dev = -1;
+  unsigned active = 0;
+  if (st->m[RS_METRIC_REQUEST_RATE].count || d->source->category == RS_CATEGORY_CPU)
+    return;
+  for (size_t i = 0; i < st->ndevices; i++) {
+    const rs_metric_stats *u = &st->devices[i].m[RS_METRIC_GPU_UTIL];
+    if (u->count == 0 || u->max < RS_IDLE_UTIL_PCT)
+      continue;
+    double v = kind == RS_PEAK_MAX ? u->max : kind == RS_PEAK_P95 ? u->q[2] : u->q[3];
+    active++;
+    if (isnan(peak) || v > peak) {
+      peak = v;
+      dev = st->devices[i].index;
+    }
+  }
+  if (active == 0)
+    return;
+  const char *which = kind == RS_PEAK_MAX ? "max" : kind == RS_PEAK_P95 ? "p95" : "p99";
+  d->capacity_only = true;
+  d->source_active = active;
+  d->busy_s = peak / 100.0 * (double)active;
+  d->busy_r2 = NAN;
+  d->busy_basis = rs_fit_printf(ctx,
+                                "%s of GPU %d's utilization, %.1f%%, on each of %u active "
+                                "device%s",
+                                which, dev, peak, active, active == 1 ? "" : "s");
+  d->design_peak = (double)p->current.replicas * p->traffic.growth;
+  d->peak_basis = rs_fit_printf(
+      ctx, "1 unit = one replica's peak load%s",
+      kind == RS_PEAK_RPS ? "; --peak RPS needs request-rate samples and is not used" : "");
+  d->rate_mean = d->observed_peak = NAN;
+}
+
 static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
   const rs_profile *p = ctx->profile;
   const rs_endpoint_stats *st = &ctx->sum->stats;
@@ -223,35 +274,45 @@ static void demand_latency(rs_fit_ctx *ctx, rs_demand *d) {
   d->latency_observed = lq->count > 0;
   d->cs2 = 1.0;
   d->device_share = 1.0;
+  if (!d->latency_observed && d->capacity_only) {
+    /* No rate, no latency: no latency claim at all. */
+    d->service_q_ms = d->service_p50_ms = d->service_mean_ms = NAN;
+    d->hold_s = NAN;
+    return;
+  }
   if (!d->latency_observed) {
     /* Nothing measured: exponential service around the busy time. */
     d->service_q_ms = isnan(d->busy_s) ? NAN : d->busy_s * -log(1.0 - d->slo_quantile) * 1e3;
     d->service_p50_ms = isnan(d->busy_s) ? NAN : d->busy_s * log(2.0) * 1e3;
     d->service_mean_ms = isnan(d->busy_s) ? NAN : d->busy_s * 1e3;
+    d->hold_s = d->busy_s;
     return;
   }
-  /* The typical interval's quantile (median over time) at the observed
-   * load, less the queueing the model puts there, is the service's own. */
-  double q_ms = lq->q[0];
-  d->service_p50_ms = l50->count ? l50->q[0] : NAN;
-  double cs2 = rs_lognormal_cv2(d->service_p50_ms, q_ms, d->slo_quantile);
-  if (!isnan(cs2))
-    d->cs2 = fmin(cs2, 4.0);
-  double wait_ms = 0;
-  double rate = st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean : 0;
-  if (p->traffic.rate_per_endpoint)
-    rate /= (double)p->current.replicas;
-  d->service_mean_ms = rs_lognormal_mean(isnan(d->service_p50_ms) ? q_ms : d->service_p50_ms,
-                                         isnan(d->service_p50_ms) ? d->slo_quantile : 0.5, d->cs2);
-  if (!isnan(d->busy_s) && rate > 0) {
-    double hold = fmin(d->busy_s, d->service_mean_ms / 1e3);
-    rs_queue q = {d->source_active, rate, hold, 1.0, d->cs2};
-    double w = rs_queue_wait_quantile(&q, d->slo_quantile);
-    if (isfinite(w))
-      wait_ms = w * 1e3;
+  if (rs_fit_backtest(ctx, d)) {
+    /* The service model fitted to the history of latency by load: its own
+     * latency, without the queueing the observed quantiles contain. */
+    const rs_backtest *bt = &d->backtest;
+    d->cs2 = bt->cs2;
+    d->service_p50_ms = bt->s50_ms;
+    d->hold_s = bt->hold_ms / 1e3;
+  } else {
+    /* No interval with a rate: no queue to take out; the typical interval
+     * (median over time) is the service's own latency. */
+    double q_ms = lq->q[0];
+    d->service_p50_ms = l50->count ? l50->q[0] : NAN;
+    double cs2 = rs_lognormal_cv2(d->service_p50_ms, q_ms, d->slo_quantile);
+    if (!isnan(cs2))
+      d->cs2 = fmin(cs2, 4.0);
+    if (isnan(d->service_p50_ms))
+      d->service_p50_ms = q_ms / exp(sqrt(log1p(d->cs2)) * rs_normal_quantile(d->slo_quantile));
+    d->hold_s = NAN;
   }
-  double floor_ms = isnan(d->service_p50_ms) ? 0.5 * q_ms : d->service_p50_ms;
-  d->service_q_ms = fmax(q_ms - wait_ms, floor_ms);
+  double sigma = sqrt(log1p(d->cs2));
+  d->service_q_ms = d->service_p50_ms * exp(sigma * rs_normal_quantile(d->slo_quantile));
+  d->service_mean_ms = d->service_p50_ms * sqrt(1.0 + d->cs2);
+  if (isnan(d->hold_s))
+    d->hold_s =
+        isnan(d->busy_s) ? d->service_mean_ms / 1e3 : fmin(d->busy_s, d->service_mean_ms / 1e3);
   if (!isnan(d->busy_s) && d->service_p50_ms > 0)
     d->device_share = fmin(1.0, d->busy_s * 1e3 / d->service_p50_ms);
 }
@@ -311,6 +372,7 @@ rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
   demand_memory(ctx, d);
   demand_traffic(ctx, d);
   demand_busy(ctx, d);
+  demand_capacity(ctx, d);
   demand_latency(ctx, d);
   demand_host(ctx, d);
   if (isnan(d->mem_need))

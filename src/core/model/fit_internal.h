@@ -31,6 +31,19 @@ const char *rs_fit_printf(rs_fit_ctx *ctx, const char *fmt, ...)
  * is not in the catalog. */
 rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err);
 
+/* Fits the current deployment's service model to the latency-by-load
+ * history and back-tests it into d->backtest (needs d's busy time, SLO and
+ * active devices). false when no interval carried a rate and the SLO's
+ * latency quantile: nothing to test. */
+bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d);
+
+/* The back-test's warnings (busy-above-latency, model-off-history,
+ * wait-above-spread) into res. */
+void rs_fit_backtest_warn(rs_fit_ctx *ctx, rs_fit_result *res);
+
+/* Appends a warning to res (ctx->nomem when out of memory). */
+void rs_fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text);
+
 /* The source device's figures: memory bandwidth (GB/s) and dense FP16
  * TFLOPS, NaN when unknown or for CPU shapes. */
 double rs_fit_bandwidth(const rs_instance *in);

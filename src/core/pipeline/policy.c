@@ -223,7 +223,12 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
     c->limit = f->demand.slo_ms;
     c->pass = e->fits && miss == NULL;
     c->text =
-        c->pass
+        c->pass && !isfinite(e->latency_q_ms)
+            ? say(arena, nomem,
+                  "%s meets every constraint at %.1f capacity units (no request rate: no "
+                  "latency claim)",
+                  who, f->demand.design_peak)
+        : c->pass
             ? say(arena, nomem, "%s meets every constraint at %.1f req/s: p%.0f %.1f ms <= %g ms",
                   who, f->demand.design_peak, f->demand.slo_quantile * 100.0, e->latency_q_ms,
                   f->demand.slo_ms)

@@ -180,15 +180,26 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   put_money(out, r->current.usd_per_month);
   rs_buf_printf(out, " $/month%s", eol);
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
-                post, d->mem_need / RS_GIB, d->mem_basis, d->mem_need_head / RS_GIB,
-                o->headroom * 100.0, eol);
-  rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
-                d->design_peak, d->peak_basis, d->rate_mean);
+                post, d->mem_need / RS_GIB, d->mem_basis, d->mem_need_head / RS_GIB, o->headroom * 100.0,
+                eol);
+  if (d->capacity_only)
+    rs_buf_printf(out, "%straffic%s    no request rate: design peak %.2f capacity units (%s)", pre,
+                  post, d->design_peak, d->peak_basis);
+  else if (isfinite(d->rate_mean))
+    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
+                  d->design_peak, d->peak_basis, d->rate_mean);
+  else
+    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean unknown", pre, post,
+                  d->design_peak, d->peak_basis);
   if (isfinite(d->observed_peak))
     rs_buf_printf(out, ", observed max %.2f req/s", d->observed_peak);
   rs_buf_puts(out, eol);
   rs_buf_printf(out, "%scompute%s    ", pre, post);
-  if (isfinite(d->busy_s))
+  if (d->capacity_only)
+    rs_buf_printf(out, "busy %.1f%% of a device per replica at peak on %s (%s", d->busy_s * 100.0,
+                  d->source->accelerator ? d->source->accelerator->name : d->source->name,
+                  d->busy_basis);
+  else if (isfinite(d->busy_s))
     rs_buf_printf(out, "busy %.2f ms per request on %s (%s", d->busy_s * 1e3,
                   d->source->accelerator ? d->source->accelerator->name : d->source->name,
                   d->busy_basis);
@@ -197,11 +208,17 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   if (isfinite(d->busy_r2))
     rs_buf_printf(out, ", R2 %.2f", d->busy_r2);
   rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
-  rs_buf_printf(out,
-                "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
-                "cs2 %.2f; ceiling %.0f%%%s",
-                pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
-                d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+  if (isfinite(d->service_q_ms))
+    rs_buf_printf(out,
+                  "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
+                  "cs2 %.2f; ceiling %.0f%%%s",
+                  pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
+                  d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+  else
+    rs_buf_printf(out,
+                  "%sslo%s        p%.0f <= %g ms; no latency claim (no latency samples, no "
+                  "request rate); ceiling %.0f%%%s",
+                  pre, post, d->slo_quantile * 100.0, d->slo_ms, o->max_util * 100.0, eol);
 }
 
 /* The candidate the "bound by" line describes: the verdict's target, else
@@ -256,10 +273,41 @@ static void put_warnings(rs_buf *out, const rs_fit_result *r, bool markdown) {
   }
 }
 
-/* --explain: the winner's margins, then every rejected shape's reason. */
+/* The back-test of the current deployment's service model on its history. */
+static void put_backtest(rs_buf *out, const rs_demand *d, bool markdown) {
+  const rs_backtest *bt = &d->backtest;
+  const char *item = markdown ? "- " : "  ";
+  rs_buf_puts(out, markdown ? "\n**Back-test**\n\n" : "\nback-test\n");
+  if (!bt->run) {
+    rs_buf_printf(out, "%snot run: no interval carried a request rate and a p%.0f latency\n", item,
+                  d->slo_quantile * 100.0);
+    return;
+  }
+  rs_buf_printf(out,
+                "%spredicted/observed p%.0f over %llu intervals in %zu load buckets: median "
+                "%.2f, p10 %.2f, p90 %.2f (band %.1f-%.1f)%s\n",
+                item, d->slo_quantile * 100.0, (unsigned long long)bt->intervals, bt->buckets,
+                bt->ratio_median, bt->ratio_p10, bt->ratio_p90, RS_BACKTEST_BAND_LO,
+                RS_BACKTEST_BAND_HI, bt->off_band ? ": off its own history" : "");
+  rs_buf_printf(out,
+                "%sservice      median %.2f ms, cs2 %.2f, fitted over %zu points; hold %.2f ms "
+                "per request on %u server%s (default %.2f ms, %.1f requests overlapped)\n",
+                item, bt->s50_ms, bt->cs2, bt->points, bt->hold_ms, bt->servers,
+                bt->servers == 1 ? "" : "s", bt->default_hold_ms, bt->concurrency);
+  rs_buf_printf(out, "%swait         p%.0f %.2f ms at the mean load", item, d->slo_quantile * 100.0,
+                bt->wait_mean_ms);
+  if (isfinite(bt->spread_ms))
+    rs_buf_printf(out, "; observed p%.0f - p50 %.2f ms", d->slo_quantile * 100.0, bt->spread_ms);
+  rs_buf_puts(out, "\n");
+}
+
+/* --explain: the back-test, the winner's margins, then every rejected
+ * shape's reason. */
 static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
   const rs_demand *d = &r->demand;
   const char *item = markdown ? "- " : "  ";
+  if (d->latency_observed)
+    put_backtest(out, d, markdown);
   if (r->nfitting) {
     const rs_candidate *b = &r->fitting[0];
     double cap = r->opts.max_util * 100.0;
@@ -270,14 +318,18 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                   "(%u device%s): %.0f%% free before headroom\n",
                   item, d->mem_need_head / RS_GIB, b->mem_capacity / RS_GIB, b->devices_per_server,
                   b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
-    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f req/s over %u server%s, ceiling %.0f%%\n",
-                  item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
-                  cap);
-    rs_buf_printf(out,
-                  "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
-                  "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
-                  item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
-                  b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
+    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f %s over %u server%s, ceiling %.0f%%\n", item,
+                  b->util * 100.0, d->design_peak, d->capacity_only ? "capacity units" : "req/s",
+                  b->servers, b->servers > 1 ? "s" : "", cap);
+    if (!isfinite(b->latency_q_ms))
+      rs_buf_printf(out, "%slatency      not modelled (no latency samples, no request rate)\n",
+                    item);
+    else
+      rs_buf_printf(out,
+                    "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
+                    "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",
+                    item, d->slo_quantile * 100.0, b->latency_q_ms, b->service_q_ms, b->wait_q_ms,
+                    b->p_wait, d->slo_ms, d->slo_ms - b->latency_q_ms);
     if (isfinite(b->host_cpu_util))
       rs_buf_printf(out, "%shost CPU     %.1f%% of %.0f vCPUs, ceiling %.0f%%\n", item,
                     b->host_cpu_util * 100.0, b->inst->vcpus, cap);
@@ -290,8 +342,12 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                     isfinite(b->inst->network_baseline_gbps) ? b->inst->network_baseline_gbps
                                                              : b->inst->network_gbps,
                     cap);
-    rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
-                  b->basis, b->service_s * 1e3, b->ratio);
+    if (d->capacity_only)
+      rs_buf_printf(out, "%sprojection   %s; %.1f%% of a server per capacity unit (x%.3f)\n", item,
+                    b->basis, b->service_s * 100.0, b->ratio);
+    else
+      rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
+                    b->basis, b->service_s * 1e3, b->ratio);
     for (size_t i = 0; i < b->nnotes; i++)
       rs_buf_printf(out, "%snote         %s\n", item, b->notes[i]);
   }

@@ -75,6 +75,36 @@ static void json_candidate(rs_jsonw *w, const char *key, const rs_candidate *c, 
   rs_jsonw_end(w, '}');
 }
 
+static void json_backtest(rs_jsonw *w, const rs_backtest *bt) {
+  if (!bt->run) {
+    rs_jsonw_null(w, "backtest");
+    return;
+  }
+  rs_jsonw_object(w, "backtest");
+  rs_jsonw_uint(w, "intervals", bt->intervals);
+  rs_jsonw_uint(w, "buckets", bt->buckets);
+  rs_jsonw_uint(w, "fit_points", bt->points);
+  rs_jsonw_number(w, "ratio_median", bt->ratio_median);
+  rs_jsonw_number(w, "ratio_p10", bt->ratio_p10);
+  rs_jsonw_number(w, "ratio_p90", bt->ratio_p90);
+  rs_jsonw_number(w, "error", bt->error);
+  rs_jsonw_number(w, "band_low", RS_BACKTEST_BAND_LO);
+  rs_jsonw_number(w, "band_high", RS_BACKTEST_BAND_HI);
+  rs_jsonw_number(w, "service_p50_ms", bt->s50_ms);
+  rs_jsonw_number(w, "service_cs2", bt->cs2);
+  rs_jsonw_number(w, "hold_ms", bt->hold_ms);
+  rs_jsonw_number(w, "default_hold_ms", bt->default_hold_ms);
+  rs_jsonw_uint(w, "servers", bt->servers);
+  rs_jsonw_number(w, "concurrency", bt->concurrency);
+  rs_jsonw_number(w, "wait_at_mean_ms", bt->wait_mean_ms);
+  rs_jsonw_number(w, "observed_spread_ms", bt->spread_ms);
+  rs_jsonw_bool(w, "busy_above_p50", bt->busy_above_p50);
+  rs_jsonw_bool(w, "off_band", bt->off_band);
+  rs_jsonw_bool(w, "wait_above_spread", bt->wait_above_spread);
+  rs_jsonw_bool(w, "contradictory", bt->contradictory);
+  rs_jsonw_end(w, '}');
+}
+
 static void json_demand(rs_jsonw *w, const rs_fit_result *r) {
   const rs_demand *d = &r->demand;
   rs_jsonw_object(w, "demand");
@@ -100,6 +130,8 @@ static void json_demand(rs_jsonw *w, const rs_fit_result *r) {
   rs_jsonw_number(w, "service_p50_ms", d->service_p50_ms);
   rs_jsonw_number(w, "service_cs2", d->cs2);
   rs_jsonw_number(w, "device_share", d->device_share);
+  rs_jsonw_number(w, "hold_s", d->hold_s);
+  json_backtest(w, &d->backtest);
   rs_jsonw_number(w, "host_cpu_base_vcpus", d->cpu_known ? d->cpu_base_vcpus : NAN);
   rs_jsonw_number(w, "host_cpu_vcpu_s_per_request", d->cpu_known ? d->cpu_vcpu_s_per_req : NAN);
   rs_jsonw_number(w, "network_base_bytes_per_s", d->net_known ? d->net_base_bps : NAN);

@@ -8,6 +8,7 @@
 
 #include "rightsize/arena.h"
 #include "rightsize/num.h"
+#include "load.h"
 #include "sketch.h"
 #include "stats_internal.h"
 
@@ -54,6 +55,7 @@ struct rs_stats {
   uint64_t rows, series, duplicates, out_of_order;
   double first, last;
   rs_sketch intervals;
+  rs_load_acc load; /* latency by load bucket */
 };
 
 static void acc_init(acc *a) {
@@ -93,6 +95,7 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
     window_init(&st->dev_mem[d]);
   window_init(&st->host_mem);
   rs_sketch_init(&st->intervals);
+  rs_load_init(&st->load);
   st->first = INFINITY;
   st->last = -INFINITY;
   *out = st;
@@ -111,6 +114,7 @@ void rs_stats_free(rs_stats *st) {
     rs_sketch_release(&st->dev_mem[d].peaks);
   rs_sketch_release(&st->host_mem.peaks);
   rs_sketch_release(&st->intervals);
+  rs_load_release(&st->load);
   free(st);
 }
 
@@ -211,17 +215,23 @@ static void pair_add(pair *p, double x, double y) {
   p->cyy += dy * (y - p->my);
 }
 
-/* Rows carrying the request rate also feed the load lines. */
-static void pairs_add(rs_stats *st, const rs_sample *s, int slot) {
+/* Rows carrying the request rate also feed the load lines and, with a
+ * latency, the latency by load. */
+static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
+  static const rs_metric lat[RS_LOAD_LATENCIES] = {RS_METRIC_LATENCY_P50, RS_METRIC_LATENCY_P95,
+                                                   RS_METRIC_LATENCY_P99};
   const uint32_t rate_bit = 1u << RS_METRIC_REQUEST_RATE;
   if (!(s->present & rate_bit))
-    return;
-  double x = s->v[RS_METRIC_REQUEST_RATE];
+    return RS_OK;
+  double x = s->v[RS_METRIC_REQUEST_RATE], ms[RS_LOAD_LATENCIES];
+  for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+    ms[q] = s->present & (1u << lat[q]) ? s->v[lat[q]] : NAN;
   if (s->present & (1u << RS_METRIC_GPU_UTIL))
     pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL]);
   for (size_t i = 0; i < NHOST_PAIRS; i++)
     if (s->present & (1u << host_pairs[i]))
       pair_add(&st->host_load[i], x, s->v[host_pairs[i]]);
+  return rs_load_add(&st->load, x, ms);
 }
 
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
@@ -232,7 +242,8 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   if (rc != RS_OK)
     return rc;
   st->rows++;
-  pairs_add(st, s, slot);
+  if (pairs_add(st, s, slot) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (s->t < st->first)
     st->first = s->t;
   if (s->t > st->last)
@@ -427,6 +438,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   pair_finish(&st->host_load[0], &out->cpu_vs_rate);
   pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
+  rs_load_finish(&st->load, &out->load);
   return RS_OK;
 }
 
@@ -486,6 +498,8 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
     rc = window_merge(&dst->host_mem, &src->host_mem);
   if (rc == RS_OK)
     rc = rs_sketch_merge(&dst->intervals, &src->intervals);
+  if (rc == RS_OK)
+    rc = rs_load_merge(&dst->load, &src->load);
   if (rc != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory merging statistics");
   dst->rows += src->rows;
@@ -503,6 +517,9 @@ static size_t acc_footprint(const acc *a) { return a->sk.nbins + a->avals; }
 
 size_t rs_stats_footprint(const rs_stats *st) {
   size_t n = st->intervals.nbins + st->host_mem.peaks.nbins;
+  for (int i = 0; i < RS_LOAD_BUCKETS; i++)
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+      n += st->load.slot[i].lat[q].nbins;
   for (int m = 0; m < RS_METRIC_COUNT; m++) {
     n += acc_footprint(&st->pooled[m]);
     for (int d = 0; d < NSLOTS; d++)

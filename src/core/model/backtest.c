@@ -1,0 +1,395 @@
+/* The back-test (docs/model.md "Back-test"): every profile with latency and
+ * request-rate samples is its own ground truth. The service model of the
+ * current deployment (its own latency: lognormal median and variability;
+ * the hold time a request keeps a server, i.e. how many requests a server
+ * overlaps) is fitted to the latency observed at each load bucket of the
+ * history, not to one typical interval whose latency already contains
+ * queueing. Then each bucket's SLO quantile is predicted at the bucket's
+ * load and compared with what was observed. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fit_internal.h"
+#include "queue.h"
+
+#define MAX_POINTS 6    /* fit points: buckets grouped by interval count (cost of the fit) */
+#define MAX_EVALS 90    /* Nelder-Mead evaluations of the loss */
+#define CS2_MIN 0.005   /* service variability searched within [CS2_MIN, CS2_MAX] */
+#define CS2_MAX 4.0     /* the cap the projection has always used */
+#define HOLD_MIN 0.01   /* hold time searched within [HOLD_MIN x default, default] */
+#define PRIOR 0.02      /* weight pulling the hold time to its default (the conservative end) */
+#define RATIO_CLAMP 5.0 /* |ln(predicted / observed)| counted at most this much */
+
+typedef struct point {
+  double rate;   /* per replica, req/s */
+  double w;      /* intervals */
+  double obs_q;  /* SLO quantile, ms */
+  double obs_50; /* p50, ms; NaN none */
+} point;
+
+typedef struct model {
+  unsigned servers;
+  double s50_s, cs2, hold_s;
+} model;
+
+typedef struct problem {
+  point pt[MAX_POINTS];
+  size_t n;
+  double p;     /* the SLO quantile */
+  double hold0; /* default hold, seconds */
+  unsigned servers;
+} problem;
+
+/* The response-time p-quantile (ms) of the current deployment at rate:
+ * rs_queue_response_quantile, the model every candidate is held to. */
+static double predict(const model *m, double rate, double p) {
+  if (!(rate > 0) || !(m->hold_s > 0)) {
+    double sigma = sqrt(log1p(m->cs2));
+    return m->s50_s * exp(sigma * rs_normal_quantile(p)) * 1e3;
+  }
+  rs_queue q = {m->servers, rate, m->hold_s, 1.0, m->cs2};
+  return rs_queue_response_quantile(&q, m->s50_s, m->cs2, p) * 1e3;
+}
+
+/* The same quantile, coarser and about twenty times cheaper, for the
+ * search only (the fit evaluates the loss some 500 times): P(W > 0) from
+ * Erlang C, an exponential wait tail with the Allen-Cunneen mean, the
+ * convolution with the lognormal S by 24-point Gauss-Legendre over its
+ * normal variate, bisection to 1e-5. The back-test itself is computed with
+ * predict(). */
+static double predict_fast(const model *m, double rate, double p) {
+  static const double gx[12] = {0.0640568928626056, 0.1911188674736163, 0.3150426796961634,
+                                0.4337935076260451, 0.5454214713888396, 0.6480936519369755,
+                                0.7401241915785544, 0.8200019859739029, 0.8864155270044011,
+                                0.9382745520027328, 0.9747285559713095, 0.9951872199970213};
+  static const double gw[12] = {0.1279381953467522, 0.1258374563468283, 0.1216704729278034,
+                                0.1155056680537256, 0.1074442701159656, 0.0976186521041139,
+                                0.0861901615319533, 0.0733464814110803, 0.0592985849154368,
+                                0.0442774388174198, 0.0285313886289337, 0.0123412297999872};
+  double sigma = sqrt(log1p(m->cs2)), tail = 1.0 - p;
+  double lo = m->s50_s * exp(sigma * rs_normal_quantile(p));
+  if (!(rate > 0) || !(m->hold_s > 0))
+    return lo * 1e3;
+  rs_queue q = {m->servers, rate, m->hold_s, 1.0, m->cs2};
+  rs_queue_result r = rs_queue_eval(&q);
+  if (!r.stable)
+    return INFINITY;
+  if (!(r.p_wait > 0) || !(r.mean_wait_s > 0))
+    return lo * 1e3;
+  double cm = r.mean_wait_s / r.p_wait, hi = lo + cm * fmax(log(r.p_wait / tail), 0.0) + 1e-9;
+  for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
+    double t = 0.5 * (lo + hi), zt = log(t / m->s50_s) / fmax(sigma, 1e-9), a = -8.0;
+    double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
+    if (zt > a) {
+      double half = 0.5 * (zt - a), mid = 0.5 * (zt + a);
+      for (int i = 0; i < 24; i++) {
+        double z = mid + half * (i < 12 ? -gx[i] : gx[i - 12]), w = gw[i % 12];
+        double s = m->s50_s * exp(sigma * z);
+        sum += w * exp(-z * z / 2) * exp(-(t - s) / cm);
+      }
+      sum *= half / sqrt(2 * 3.14159265358979323846);
+    }
+    if (above + r.p_wait * sum > tail)
+      lo = t;
+    else
+      hi = t;
+  }
+  return 0.5 * (lo + hi) * 1e3;
+}
+
+static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* x = (ln s50, ln cs2, ln hold/hold0) -> a model inside the bounds. */
+static model decode(const problem *pb, const double x[3]) {
+  model m = {pb->servers, exp(x[0]), clamp(exp(x[1]), CS2_MIN, CS2_MAX), 0};
+  /* never longer than the request's own mean latency */
+  m.hold_s = fmin(pb->hold0 * clamp(exp(x[2]), HOLD_MIN, 1.0), m.s50_s * sqrt(1.0 + m.cs2));
+  return m;
+}
+
+static double log_err(double pred, double obs) {
+  if (!(pred > 0) || !(obs > 0))
+    return RATIO_CLAMP;
+  return clamp(log(pred / obs), -RATIO_CLAMP, RATIO_CLAMP);
+}
+
+/* Weighted squared log error of p50 and the SLO quantile over the points,
+ * plus a weak prior on the hold time (it only moves when the data says so). */
+static double loss(const problem *pb, const double x[3]) {
+  model m = decode(pb, x);
+  double sum = 0, wsum = 0;
+  for (size_t i = 0; i < pb->n; i++) {
+    const point *t = &pb->pt[i];
+    double e = log_err(predict_fast(&m, t->rate, pb->p), t->obs_q);
+    sum += t->w * e * e;
+    if (!isnan(t->obs_50)) {
+      e = log_err(predict_fast(&m, t->rate, 0.5), t->obs_50);
+      sum += t->w * e * e;
+    }
+    wsum += t->w;
+  }
+  /* outside the bounds the model stops changing: a slope brings the simplex back */
+  double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
+  return sum / wsum + PRIOR * h * h + 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
+}
+
+/* Nelder-Mead over 3 parameters (standard coefficients), deterministic. */
+static void minimize(const problem *pb, double x[3]) {
+  double s[4][3], f[4];
+  const double step[3] = {0.3, 0.7, 0.7};
+  int evals = 0;
+  for (int i = 0; i < 4; i++) {
+    memcpy(s[i], x, sizeof(s[i]));
+    if (i > 0)
+      s[i][i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
+    f[i] = loss(pb, s[i]);
+    evals++;
+  }
+  while (evals < MAX_EVALS) {
+    /* order: s[0] best .. s[3] worst */
+    for (int i = 1; i < 4; i++)
+      for (int j = i; j > 0 && f[j] < f[j - 1]; j--) {
+        double tf = f[j], ts[3];
+        memcpy(ts, s[j], sizeof(ts));
+        f[j] = f[j - 1];
+        memcpy(s[j], s[j - 1], sizeof(ts));
+        f[j - 1] = tf;
+        memcpy(s[j - 1], ts, sizeof(ts));
+      }
+    if (f[3] - f[0] < 1e-7)
+      break;
+    double c[3], r[3], e[3], k[3];
+    for (int d = 0; d < 3; d++) {
+      c[d] = (s[0][d] + s[1][d] + s[2][d]) / 3.0;
+      r[d] = c[d] + (c[d] - s[3][d]);
+    }
+    double fr = loss(pb, r);
+    evals++;
+    if (fr < f[0]) {
+      for (int d = 0; d < 3; d++)
+        e[d] = c[d] + 2.0 * (c[d] - s[3][d]);
+      double fe = loss(pb, e);
+      evals++;
+      memcpy(s[3], fe < fr ? e : r, sizeof(e));
+      f[3] = fe < fr ? fe : fr;
+      continue;
+    }
+    if (fr < f[2]) {
+      memcpy(s[3], r, sizeof(r));
+      f[3] = fr;
+      continue;
+    }
+    for (int d = 0; d < 3; d++)
+      k[d] = c[d] + 0.5 * (s[3][d] - c[d]);
+    double fk = loss(pb, k);
+    evals++;
+    if (fk < f[3]) {
+      memcpy(s[3], k, sizeof(k));
+      f[3] = fk;
+      continue;
+    }
+    for (int i = 1; i < 4; i++) {
+      for (int d = 0; d < 3; d++)
+        s[i][d] = s[0][d] + 0.5 * (s[i][d] - s[0][d]);
+      f[i] = loss(pb, s[i]);
+      evals++;
+    }
+  }
+  int best = 0;
+  for (int i = 1; i < 4; i++)
+    if (f[i] < f[best])
+      best = i;
+  memcpy(x, s[best], sizeof(s[best]));
+}
+
+/* Groups the buckets that carry the SLO quantile into at most MAX_POINTS
+ * points of about equal interval count: rate the weighted mean, latencies
+ * the weighted geometric mean of the buckets' medians. */
+static void group_points(problem *pb, const rs_load_stats *ld, int qi, double scale) {
+  uint64_t total = 0, acc = 0;
+  double w = 0, rate = 0, lq = 0, l50 = 0, w50 = 0;
+  for (size_t i = 0; i < ld->nbuckets; i++)
+    total += ld->b[i].lat_n[qi] ? ld->b[i].n : 0;
+  pb->n = 0;
+  for (size_t i = 0; i < ld->nbuckets; i++) {
+    const rs_load_bucket *b = &ld->b[i];
+    if (b->lat_n[qi] == 0 || !(b->lat_ms[qi] > 0))
+      continue;
+    double n = (double)b->n;
+    w += n;
+    rate += n * b->rate_mean / scale;
+    lq += n * log(b->lat_ms[qi]);
+    if (b->lat_ms[0] > 0) {
+      l50 += n * log(b->lat_ms[0]);
+      w50 += n;
+    }
+    acc += b->n;
+    if ((double)acc >= (double)total * (double)(pb->n + 1) / MAX_POINTS || acc == total) {
+      point *t = &pb->pt[pb->n++];
+      t->w = w;
+      t->rate = rate / w;
+      t->obs_q = exp(lq / w);
+      t->obs_50 = w50 > 0 ? exp(l50 / w50) : NAN;
+      w = rate = lq = l50 = w50 = 0;
+    }
+  }
+}
+
+typedef struct wratio {
+  double r, w;
+} wratio;
+
+static int cmp_wratio(const void *a, const void *b) {
+  double x = ((const wratio *)a)->r, y = ((const wratio *)b)->r;
+  return (x > y) - (x < y);
+}
+
+static double wquantile(const wratio *v, size_t n, double total, double q) {
+  double acc = 0;
+  for (size_t i = 0; i < n; i++) {
+    acc += v[i].w;
+    if (acc >= q * total)
+      return v[i].r;
+  }
+  return n ? v[n - 1].r : NAN;
+}
+
+/* Predicted / observed at every bucket, weighted by its intervals. */
+static void compare(rs_backtest *bt, const model *m, const rs_load_stats *ld, int qi, double p,
+                    double scale) {
+  wratio v[RS_LOAD_BUCKETS];
+  size_t n = 0;
+  double total = 0;
+  for (size_t i = 0; i < ld->nbuckets; i++) {
+    const rs_load_bucket *b = &ld->b[i];
+    if (b->lat_n[qi] == 0 || !(b->lat_ms[qi] > 0))
+      continue;
+    double pred = predict(m, b->rate_mean / scale, p);
+    v[n].r = isfinite(pred) ? pred / b->lat_ms[qi] : exp(RATIO_CLAMP);
+    v[n].w = (double)b->lat_n[qi];
+    total += v[n].w;
+    n++;
+  }
+  qsort(v, n, sizeof(v[0]), cmp_wratio);
+  bt->buckets = n;
+  bt->intervals = (uint64_t)total;
+  bt->ratio_median = wquantile(v, n, total, 0.5);
+  bt->ratio_p10 = wquantile(v, n, total, 0.1);
+  bt->ratio_p90 = wquantile(v, n, total, 0.9);
+  bt->error = fmax(fabs(bt->ratio_p10 - 1.0), fabs(bt->ratio_p90 - 1.0));
+}
+
+/* The initial point: the lightest fit point's p50 and quantile as if no
+ * request had waited there. */
+static void start(const problem *pb, double x[3]) {
+  const point *t = &pb->pt[0];
+  double cs2 = rs_lognormal_cv2(t->obs_50, t->obs_q, pb->p);
+  double s50 = isnan(t->obs_50) ? t->obs_q / 3.0 : t->obs_50;
+  x[0] = log(s50 / 1e3);
+  x[1] = log(clamp(isnan(cs2) ? 1.0 : cs2, CS2_MIN, CS2_MAX));
+  x[2] = 0.0;
+}
+
+/* The contradictions the history shows, with the fitted model. */
+static void contradictions(rs_fit_ctx *ctx, const rs_demand *d, rs_backtest *bt, double rate) {
+  const rs_endpoint_stats *st = &ctx->sum->stats;
+  const rs_metric_stats *l50 = &st->m[RS_METRIC_LATENCY_P50];
+  const rs_metric_stats *lq =
+      &st->m[d->slo_quantile >= 0.99 ? RS_METRIC_LATENCY_P99 : RS_METRIC_LATENCY_P95];
+  bt->busy_above_p50 = l50->count && d->busy_s * 1e3 > l50->q[0];
+  bt->off_band =
+      !(bt->ratio_median >= RS_BACKTEST_BAND_LO && bt->ratio_median <= RS_BACKTEST_BAND_HI);
+  bt->spread_ms = l50->count ? lq->q[0] - l50->q[0] : NAN;
+  bt->wait_mean_ms = 0;
+  if (rate > 0) {
+    rs_queue q = {bt->servers, rate, bt->hold_ms / 1e3, 1.0, bt->cs2};
+    double w = rs_queue_wait_quantile(&q, d->slo_quantile);
+    bt->wait_mean_ms = isfinite(w) ? w * 1e3 : NAN;
+  }
+  /* Quantiles do not add (the p50 holds some wait too), so only a wait
+   * beyond the band's top is a contradiction. */
+  bt->wait_above_spread = !isnan(bt->spread_ms) &&
+                          !(bt->wait_mean_ms <= RS_BACKTEST_BAND_HI * fmax(bt->spread_ms, 0.0));
+  bt->contradictory = bt->busy_above_p50 || bt->off_band || bt->wait_above_spread;
+}
+
+bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
+  const rs_profile *prof = ctx->profile;
+  const rs_endpoint_stats *st = &ctx->sum->stats;
+  rs_backtest *bt = &d->backtest;
+  int qi = d->slo_quantile >= 0.99 ? 2 : 1;
+  double scale = prof->traffic.rate_per_endpoint ? (double)prof->current.replicas : 1.0;
+  problem pb;
+  memset(bt, 0, sizeof(*bt));
+  memset(&pb, 0, sizeof(pb));
+  pb.p = d->slo_quantile;
+  pb.servers = d->source_active ? d->source_active : 1;
+  group_points(&pb, &st->load, qi, scale);
+  if (pb.n == 0)
+    return false;
+  double x[3];
+  start(&pb, x);
+  model m0 = decode(&pb, x);
+  double mean_s = m0.s50_s * sqrt(1.0 + m0.cs2);
+  /* The default hold: a request cannot hold a server longer than it takes. */
+  pb.hold0 = isnan(d->busy_s) || d->busy_s <= 0 ? mean_s : fmin(d->busy_s, mean_s);
+  minimize(&pb, x);
+  model m = decode(&pb, x);
+  bt->run = true;
+  bt->points = pb.n;
+  bt->s50_ms = m.s50_s * 1e3;
+  bt->cs2 = m.cs2;
+  bt->hold_ms = m.hold_s * 1e3;
+  bt->servers = m.servers;
+  bt->default_hold_ms = pb.hold0 * 1e3;
+  bt->concurrency = m.s50_s * sqrt(1.0 + m.cs2) / m.hold_s;
+  compare(bt, &m, &st->load, qi, pb.p, scale);
+  double rate =
+      st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean / scale : 0;
+  contradictions(ctx, d, bt, rate);
+  return true;
+}
+
+/* Where the data contradicts itself, or the model its history. */
+void rs_fit_backtest_warn(rs_fit_ctx *ctx, rs_fit_result *res) {
+  const rs_demand *d = &res->demand;
+  const rs_backtest *bt = &d->backtest;
+  const rs_metric_stats *l50 = &ctx->sum->stats.m[RS_METRIC_LATENCY_P50];
+  double q = d->slo_quantile * 100.0;
+  if (d->capacity_only)
+    rs_fit_warn(ctx, res, RS_WARNING_NO_REQUEST_RATE,
+                rs_fit_printf(ctx,
+                              "no request-rate samples: sized on capacity (%s), at low "
+                              "confidence and with no queueing claim; add request_rate (and "
+                              "latency) samples for a latency-checked fit",
+                              d->busy_basis));
+  if (d->mem_unknown)
+    rs_fit_warn(ctx, res, RS_WARNING_MEMORY_UNKNOWN,
+                "no gpu_mem_used samples and no model.weights: only devices with at least the "
+                "current device's memory are considered; add either to consider smaller ones");
+  if (!bt->run)
+    return;
+  if (bt->busy_above_p50)
+    rs_fit_warn(ctx, res, RS_WARNING_BUSY_ABOVE_LATENCY,
+                rs_fit_printf(ctx,
+                              "busy time per request %.2f ms is above the typical p50 latency "
+                              "%.2f ms: the utilization counts work off the request path, or the "
+                              "samples disagree; the latency model follows the latency samples",
+                              d->busy_s * 1e3, l50->q[0]));
+  if (bt->off_band)
+    rs_fit_warn(ctx, res, RS_WARNING_MODEL_OFF_HISTORY,
+                rs_fit_printf(ctx,
+                              "the model's p%.0f is %.2fx the observed at the median over %llu "
+                              "intervals (band %.1f-%.1f): its latency figures do not hold for "
+                              "this endpoint",
+                              q, bt->ratio_median, (unsigned long long)bt->intervals,
+                              RS_BACKTEST_BAND_LO, RS_BACKTEST_BAND_HI));
+  if (bt->wait_above_spread)
+    rs_fit_warn(ctx, res, RS_WARNING_WAIT_ABOVE_SPREAD,
+                rs_fit_printf(ctx,
+                              "the model's own p%.0f wait at the mean load (%.2f ms) exceeds the "
+                              "observed p%.0f - p50 (%.2f ms): the latency does not show the queue "
+                              "the model puts there",
+                              q, bt->wait_mean_ms, q, bt->spread_ms));
+}

@@ -1,0 +1,84 @@
+/* Latency by load bucket (load.h, docs/statistics.md "Latency by load"). */
+#include "load.h"
+
+#include <math.h>
+#include <string.h>
+
+/* Buckets per doubling of the rate, and how many doublings each side of
+ * 1 req/s the fixed array covers. */
+#define PER_DOUBLING 3
+#define DOUBLINGS 16
+
+void rs_load_init(rs_load_acc *a) {
+  memset(a, 0, sizeof(*a));
+  for (int i = 0; i < RS_LOAD_BUCKETS; i++)
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+      rs_sketch_init(&a->slot[i].lat[q]);
+}
+
+void rs_load_release(rs_load_acc *a) {
+  for (int i = 0; i < RS_LOAD_BUCKETS; i++)
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+      rs_sketch_release(&a->slot[i].lat[q]);
+}
+
+int rs_load_index(double rate) {
+  const double lowest = ldexp(1.0, -DOUBLINGS);
+  if (!(rate >= lowest))
+    return 0;
+  /* A tiny epsilon keeps exact powers of the step in their own bucket
+   * despite log2 rounding. */
+  int k = (int)floor(log2(rate) * PER_DOUBLING + 1e-9) + DOUBLINGS * PER_DOUBLING;
+  if (k > RS_LOAD_BUCKETS - 2)
+    k = RS_LOAD_BUCKETS - 2;
+  return 1 + k;
+}
+
+rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_LATENCIES]) {
+  rs_load_slot *s = &a->slot[rs_load_index(rate)];
+  bool any = false;
+  for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+    any = any || !isnan(lat_ms[q]);
+  if (!any)
+    return RS_OK;
+  for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+    if (!isnan(lat_ms[q]) && rs_sketch_add(&s->lat[q], lat_ms[q]) != RS_OK)
+      return RS_NOMEM;
+  s->n++;
+  s->rate_sum += rate;
+  return RS_OK;
+}
+
+rs_status rs_load_merge(rs_load_acc *dst, const rs_load_acc *src) {
+  for (int i = 0; i < RS_LOAD_BUCKETS; i++) {
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++)
+      if (rs_sketch_merge(&dst->slot[i].lat[q], &src->slot[i].lat[q]) != RS_OK)
+        return RS_NOMEM;
+    dst->slot[i].n += src->slot[i].n;
+    dst->slot[i].rate_sum += src->slot[i].rate_sum;
+  }
+  return RS_OK;
+}
+
+static double edge(int k) {
+  return exp2((double)(k - 1 - DOUBLINGS * PER_DOUBLING) / PER_DOUBLING);
+}
+
+void rs_load_finish(const rs_load_acc *a, rs_load_stats *out) {
+  memset(out, 0, sizeof(*out));
+  for (int i = 0; i < RS_LOAD_BUCKETS; i++) {
+    const rs_load_slot *s = &a->slot[i];
+    if (s->n == 0)
+      continue;
+    rs_load_bucket *b = &out->b[out->nbuckets++];
+    b->n = s->n;
+    b->rate_lo = i == 0 ? 0.0 : edge(i);
+    b->rate_hi = edge(i + 1); /* the last bucket also takes any higher rate */
+    b->rate_mean = s->rate_sum / (double)s->n;
+    for (int q = 0; q < RS_LOAD_LATENCIES; q++) {
+      b->lat_n[q] = s->lat[q].count;
+      b->lat_ms[q] = rs_sketch_quantile(&s->lat[q], 0.5);
+    }
+    out->intervals += s->n;
+  }
+}
