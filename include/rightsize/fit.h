@@ -31,6 +31,7 @@
 #define RS_FIT_RIGHT_SIZED_PCT 10.0  /* savings below this are inside the model's error */
 #define RS_FIT_MIN_SAVE_USD 50.0     /* $/month a move must save (a year of it pays the move) */
 #define RS_FIT_MEM_MARGIN 0.10       /* memory a move's target keeps free beyond the headroom */
+#define RS_FIT_PORT_PREMIUM 0.10     /* a same-family target this much dearer beats a port */
 #define RS_FIT_UNDERUSED_PCT 20.0    /* peak device utilization below: the shape is underused */
 #define RS_FIT_IDLE_RPS (1.0 / 60.0) /* mean request rate below (one a minute): near zero */
 #define RS_FIT_IDLE_UTIL_PCT 5.0     /* with near-zero traffic, peak device utilization below */

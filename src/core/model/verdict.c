@@ -70,8 +70,35 @@ static bool keeps_margin(const rs_demand *d, const rs_candidate *c) {
   return used <= (1.0 - RS_FIT_MEM_MARGIN) * c->mem_capacity;
 }
 
+static unsigned family_bit(const rs_instance *in) {
+  if (in->category == RS_CATEGORY_CPU || in->accelerator == NULL)
+    return RS_FAMILY_CPU;
+  return rs_accel_family_bit(in->accelerator->family);
+}
+
+/* When the chosen target is of another accelerator family than the current
+ * shape, the cheapest trusted fit of the current family that keeps the
+ * memory margin and costs at most RS_FIT_PORT_PREMIUM more: a port (Neuron
+ * compilation, a TPU build, a CPU runtime) is work and risk the saving must
+ * pay for. NULL when there is none. */
+static const rs_candidate *same_family(const rs_fit_result *res, const rs_candidate *best) {
+  unsigned fam = family_bit(res->current.inst);
+  if (family_bit(best->inst) == fam)
+    return NULL;
+  for (size_t i = 0; i < res->nfitting; i++) {
+    const rs_candidate *c = &res->fitting[i];
+    if (c->usd_per_month > best->usd_per_month * (1.0 + RS_FIT_PORT_PREMIUM))
+      break;
+    if (family_bit(c->inst) == fam && c->inst->price_flag != RS_PRICE_SUSPECT &&
+        keeps_margin(&res->demand, c))
+      return c;
+  }
+  return NULL;
+}
+
 /* The cheapest fit whose price is trusted and that keeps the memory margin;
- * failing that the cheapest trusted one, failing that the cheapest. Says
+ * failing that the cheapest trusted one, failing that the cheapest; a
+ * same-family shape within RS_FIT_PORT_PREMIUM of a cross-family one. Says
  * why a cheaper fit was passed over. */
 static const rs_candidate *choose_target(rs_fit_ctx *ctx, rs_fit_result *res) {
   const rs_candidate *trusted = NULL, *best = NULL;
@@ -87,6 +114,17 @@ static const rs_candidate *choose_target(rs_fit_ctx *ctx, rs_fit_result *res) {
   }
   if (best == NULL)
     best = trusted ? trusted : &res->fitting[0];
+  const rs_candidate *kin = same_family(res, best);
+  if (kin != NULL) {
+    v->passed_over = best;
+    v->passed_over_why = rs_fit_printf(
+        ctx,
+        "it is %s, another accelerator family: the model would have to be ported, and a "
+        "%s shape costs at most %.0f%% more",
+        rs_family_name(family_bit(best->inst)), rs_family_name(family_bit(res->current.inst)),
+        RS_FIT_PORT_PREMIUM * 100.0);
+    return kin;
+  }
   const rs_candidate *first = &res->fitting[0];
   if (best != first && best->usd_per_month > first->usd_per_month) {
     v->passed_over = first;
