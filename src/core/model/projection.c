@@ -14,10 +14,12 @@
 #include <strings.h>
 
 #define NONE SIZE_MAX
-#define ARCH_PRIOR 1.0  /* pull of an architecture's mean on a device, in published rows */
-#define ROUND_PRIOR 0.1 /* pull of a benchmark's mean on one round's scale, in rows */
-#define GAUGE 1e-9      /* ties the free common level of scales and efficiencies */
-#define LOG_I_LO (-4.0) /* intensity search range, log FLOP/byte */
+#define ARCH_PRIOR 1.0   /* pull of an architecture's mean on a device, in published rows */
+#define ROUND_PRIOR 0.1  /* pull of a benchmark's mean on a round's scale, no anchor */
+#define ROW_NOISE 0.10   /* log error of one published row about the model */
+#define DRIFT_FLOOR 0.05 /* least software drift between rounds assumed, log */
+#define GAUGE 1e-9       /* ties the free common level of scales and efficiencies */
+#define LOG_I_LO (-4.0)  /* intensity search range, log FLOP/byte */
 #define LOG_I_HI 8.0
 #define LOG_I_STEP 0.25
 #define GOLDEN_STEPS 24
@@ -124,12 +126,13 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
 typedef struct solve {
   const rs_proj_model *m;
   double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
-  double *roof;  /* per row: log roofline at the current intensities */
-  double *h, *b; /* normal equations, n x n and n */
-  size_t n;      /* unknowns: groups, devices, architecture and benchmark means */
-  size_t *arch;  /* per device: its architecture's unknown, NONE without one */
-  size_t *bench; /* per group: its benchmark's unknown */
-  size_t *cnt;   /* rows used per device, then per group */
+  double *roof;    /* per row: log roofline at the current intensities */
+  double *h, *b;   /* normal equations, n x n and n */
+  size_t n;        /* unknowns: groups, devices, architecture and benchmark means */
+  size_t *arch;    /* per device: its architecture's unknown, NONE without one */
+  size_t *bench;   /* per group: its benchmark's unknown */
+  double *round_w; /* per group: the pull of its benchmark's mean */
+  size_t *cnt;     /* rows used per device, then per group */
   size_t skip_row, skip_dev;
 } solve;
 
@@ -175,6 +178,28 @@ static void cholesky_solve(double *h, double *b, size_t n) {
   }
 }
 
+/* How hard each round's scale leans on its benchmark's mean: the software
+ * drift between rounds, measured on the devices the rows show in two rounds
+ * of the same benchmark (ResNet-50 on A100 80GB, v1.1 to v3.0: +6%; GPT-J
+ * on H100, v3.1 to v4.0: 2.4x), as a weight ROW_NOISE^2 / drift^2 in rows;
+ * ROUND_PRIOR where no device anchors the benchmark. */
+static void round_weights(solve *s) {
+  const rs_proj_model *m = s->m;
+  for (size_t g = 0; g < m->ngroups; g++) {
+    double sq = 0.0;
+    size_t n = 0;
+    for (size_t i = 0; i < m->nrows; i++)
+      for (size_t j = 0; j < i; j++) {
+        const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
+        if (used(s, i) && used(s, j) && a->dev == b->dev && a->group != b->group &&
+            s->bench[a->group] == s->bench[g] && s->bench[b->group] == s->bench[g])
+          sq += (a->x - b->x) * (a->x - b->x), n++;
+      }
+    s->round_w[g] =
+        n ? ROW_NOISE * ROW_NOISE / fmax(sq / (double)n, DRIFT_FLOOR * DRIFT_FLOOR) : ROUND_PRIOR;
+  }
+}
+
 /* Builds and solves the system; efficiencies of devices without rows and
  * scales of groups without rows are NaN. */
 static void solve_system(solve *s) {
@@ -183,6 +208,7 @@ static void solve_system(solve *s) {
   memset(s->h, 0, n * n * sizeof(*s->h));
   memset(s->b, 0, n * sizeof(*s->b));
   memset(s->cnt, 0, (nd + ng) * sizeof(*s->cnt));
+  round_weights(s);
   for (size_t i = 0; i < n; i++)
     s->h[i * n + i] = GAUGE; /* fixes the common level; the fit never sees it */
   for (size_t i = 0; i < m->nrows; i++) {
@@ -196,7 +222,7 @@ static void solve_system(solve *s) {
     if (s->arch[d] != NONE)
       add_term(s, ng + d, s->arch[d], -1.0, 0.0, ARCH_PRIOR);
   for (size_t g = 0; g < ng; g++)
-    add_term(s, g, s->bench[g], -1.0, 0.0, ROUND_PRIOR);
+    add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[g]);
   cholesky_solve(s->h, s->b, n);
   for (size_t d = 0; d < nd; d++)
     s->eff[d] = s->cnt[d] ? s->b[ng + d] : NAN;
@@ -225,7 +251,7 @@ static double solve_given_intensity(solve *s) {
       sse += ARCH_PRIOR * pow(s->eff[d] - s->b[s->arch[d]], 2);
   for (size_t g = 0; g < ng; g++)
     if (!isnan(s->scale[g]))
-      sse += ROUND_PRIOR * pow(s->scale[g] - s->b[s->bench[g]], 2);
+      sse += s->round_w[g] * pow(s->scale[g] - s->b[s->bench[g]], 2);
   return sse;
 }
 
@@ -289,12 +315,14 @@ static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
   s->cnt = rs_arena_alloc(arena, k * sizeof(size_t));
   s->arch = rs_arena_alloc(arena, k * sizeof(size_t));
   s->bench = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->round_w = rs_arena_alloc(arena, k * sizeof(double));
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
   s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
   s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
   memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
-  if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->roof || !s->h || !s->b)
+  if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->roof ||
+      !s->h || !s->b)
     return RS_NOMEM;
   solve_layout(s);
   return RS_OK;
