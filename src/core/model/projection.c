@@ -1,10 +1,11 @@
 /* Cross-accelerator projection calibrated on the catalog's published
  * measurements (projection.h; docs/model.md "Projection onto another
- * device"). The fit is a two-way least squares in logs: log throughput =
+ * device"). The fit is a penalized least squares in logs: log throughput =
  * group scale + device efficiency + log roofline(device, class intensity),
- * solved by alternating means for a given intensity, the intensity of each
- * class by a grid and golden-section search. Everything is deterministic:
- * fixed iteration counts, rows in catalog order. */
+ * efficiencies leaning on their architecture's mean and round scales on
+ * their benchmark's, solved exactly for a given intensity, the intensity of
+ * each class by a grid and golden-section search. Everything is
+ * deterministic: fixed iteration counts, rows in catalog order. */
 #include "projection.h"
 
 #include <math.h>
