@@ -132,7 +132,8 @@ typedef struct solve {
   size_t n;        /* unknowns: groups, devices, architecture and benchmark means */
   size_t *arch;    /* per device: its architecture's unknown, NONE without one */
   size_t *bench;   /* per group: its benchmark's unknown */
-  double *round_w; /* per group: the pull of its benchmark's mean */
+  double *round_w; /* per benchmark unknown: the pull of its mean on its rounds */
+  size_t *pairs;   /* per benchmark unknown: device pairs across its rounds */
   size_t *cnt;     /* rows used per device, then per group */
   size_t skip_row, skip_dev;
 } solve;
@@ -186,19 +187,22 @@ static void cholesky_solve(double *h, double *b, size_t n) {
  * ROUND_PRIOR where no device anchors the benchmark. */
 static void round_weights(solve *s) {
   const rs_proj_model *m = s->m;
-  for (size_t g = 0; g < m->ngroups; g++) {
-    double sq = 0.0;
-    size_t n = 0;
-    for (size_t i = 0; i < m->nrows; i++)
-      for (size_t j = 0; j < i; j++) {
-        const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
-        if (used(s, i) && used(s, j) && a->dev == b->dev && a->group != b->group &&
-            s->bench[a->group] == s->bench[g] && s->bench[b->group] == s->bench[g])
-          sq += (a->x - b->x) * (a->x - b->x), n++;
-      }
-    s->round_w[g] =
-        n ? ROW_NOISE * ROW_NOISE / fmax(sq / (double)n, DRIFT_FLOOR * DRIFT_FLOOR) : ROUND_PRIOR;
-  }
+  size_t first = m->ngroups + m->ndevices; /* the architecture and benchmark slots */
+  for (size_t k = first; k < s->n; k++)
+    s->round_w[k] = 0.0, s->pairs[k] = 0;
+  for (size_t i = 0; i < m->nrows; i++)
+    for (size_t j = 0; j < i; j++) {
+      const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
+      size_t k = s->bench[a->group];
+      if (used(s, i) && used(s, j) && a->dev == b->dev && a->group != b->group &&
+          k == s->bench[b->group])
+        s->round_w[k] += (a->x - b->x) * (a->x - b->x), s->pairs[k]++;
+    }
+  for (size_t k = first; k < s->n; k++)
+    s->round_w[k] = s->pairs[k]
+                        ? ROW_NOISE * ROW_NOISE /
+                              fmax(s->round_w[k] / (double)s->pairs[k], DRIFT_FLOOR * DRIFT_FLOOR)
+                        : ROUND_PRIOR;
 }
 
 /* Builds and solves the system; efficiencies of devices without rows and
@@ -223,7 +227,7 @@ static void solve_system(solve *s) {
     if (s->arch[d] != NONE)
       add_term(s, ng + d, s->arch[d], -1.0, 0.0, ARCH_PRIOR);
   for (size_t g = 0; g < ng; g++)
-    add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[g]);
+    add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[s->bench[g]]);
   cholesky_solve(s->h, s->b, n);
   for (size_t d = 0; d < nd; d++)
     s->eff[d] = s->cnt[d] ? s->b[ng + d] : NAN;
@@ -252,7 +256,7 @@ static double solve_given_intensity(solve *s) {
       sse += ARCH_PRIOR * pow(s->eff[d] - s->b[s->arch[d]], 2);
   for (size_t g = 0; g < ng; g++)
     if (!isnan(s->scale[g]))
-      sse += s->round_w[g] * pow(s->scale[g] - s->b[s->bench[g]], 2);
+      sse += s->round_w[s->bench[g]] * pow(s->scale[g] - s->b[s->bench[g]], 2);
   return sse;
 }
 
@@ -287,46 +291,50 @@ static void search_intensity(solve *s, rs_workload w) {
  * and of each group's benchmark (at the first group of its model). */
 static void solve_layout(solve *s) {
   const rs_proj_model *m = s->m;
-  size_t ng = m->ngroups, nd = m->ndevices;
-  for (size_t d = 0; d < nd; d++) {
+  s->n = m->ngroups + m->ndevices;
+  for (size_t d = 0; d < m->ndevices; d++) {
     const char *arch = m->devices[d].accel->architecture;
     s->arch[d] = NONE;
-    for (size_t e = 0; arch && e <= d && s->arch[d] == NONE; e++) {
+    for (size_t e = 0; arch && e < d && s->arch[d] == NONE; e++) {
       const char *other = m->devices[e].accel->architecture;
       if (other && strcmp(other, arch) == 0)
-        s->arch[d] = ng + nd + e;
+        s->arch[d] = s->arch[e];
     }
+    if (arch && s->arch[d] == NONE)
+      s->arch[d] = s->n++;
   }
-  for (size_t g = 0; g < ng; g++)
+  for (size_t g = 0; g < m->ngroups; g++)
     s->bench[g] = NONE;
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
-    for (size_t j = 0; j <= i && s->bench[r->group] == NONE; j++)
+    for (size_t j = 0; j < i && s->bench[r->group] == NONE; j++)
       if (strcmp(m->rows[j].cal->model, r->cal->model) == 0)
-        s->bench[r->group] = ng + 2 * nd + m->rows[j].group;
+        s->bench[r->group] = s->bench[m->rows[j].group];
+    if (s->bench[r->group] == NONE)
+      s->bench[r->group] = s->n++;
   }
 }
 
 static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
-  size_t k = m->ndevices + m->ngroups + 1;
+  size_t k = m->ndevices + m->ngroups + 1, most = 2 * k; /* unknowns at most */
   s->m = m;
-  s->n = 2 * (m->ndevices + m->ngroups);
   s->eff = rs_arena_alloc(arena, k * sizeof(double));
   s->scale = rs_arena_alloc(arena, k * sizeof(double));
   s->cnt = rs_arena_alloc(arena, k * sizeof(size_t));
   s->arch = rs_arena_alloc(arena, k * sizeof(size_t));
   s->bench = rs_arena_alloc(arena, k * sizeof(size_t));
-  s->round_w = rs_arena_alloc(arena, k * sizeof(double));
+  s->round_w = rs_arena_alloc(arena, most * sizeof(double));
+  s->pairs = rs_arena_alloc(arena, most * sizeof(size_t));
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
-  s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
-  s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
   memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
-  if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->roof ||
-      !s->h || !s->b)
+  if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->pairs ||
+      !s->roof)
     return RS_NOMEM;
   solve_layout(s);
-  return RS_OK;
+  s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
+  s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
+  return s->h && s->b ? RS_OK : RS_NOMEM;
 }
 
 static int cmp_double(const void *pa, const void *pb) {
