@@ -1,10 +1,11 @@
 /* Cross-accelerator projection calibrated on the catalog's published
  * measurements (projection.h; docs/model.md "Projection onto another
- * device"). The fit is a two-way least squares in logs: log throughput =
+ * device"). The fit is a penalized least squares in logs: log throughput =
  * group scale + device efficiency + log roofline(device, class intensity),
- * solved by alternating means for a given intensity, the intensity of each
- * class by a grid and golden-section search. Everything is deterministic:
- * fixed iteration counts, rows in catalog order. */
+ * efficiencies leaning on their architecture's mean and round scales on
+ * their benchmark's, solved exactly for a given intensity, the intensity of
+ * each class by a grid and golden-section search. Everything is
+ * deterministic: fixed iteration counts, rows in catalog order. */
 #include "projection.h"
 
 #include <math.h>
@@ -14,8 +15,12 @@
 #include <strings.h>
 
 #define NONE SIZE_MAX
-#define ALTERNATIONS 40 /* alternating-means rounds of one solve */
-#define LOG_I_LO (-4.0) /* intensity search range, log FLOP/byte */
+#define ARCH_PRIOR 1.0   /* pull of an architecture's mean on a device, in published rows */
+#define ROUND_PRIOR 0.1  /* pull of a benchmark's mean on a round's scale, no anchor */
+#define ROW_NOISE 0.10   /* log error of one published row about the model */
+#define DRIFT_FLOOR 0.05 /* least software drift between rounds assumed, log */
+#define GAUGE 1e-9       /* ties the free common level of scales and efficiencies */
+#define LOG_I_LO (-4.0)  /* intensity search range, log FLOP/byte */
 #define LOG_I_HI 8.0
 #define LOG_I_STEP 0.25
 #define GOLDEN_STEPS 24
@@ -106,15 +111,30 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
   return RS_OK;
 }
 
-/* ---- fitting ---- */
+/* ---- fitting ----
+ *
+ * One solve is a penalized least squares in logs over every published row:
+ *   sum (x - scale[group] - eff[device] - roof)^2
+ *   + ARCH_PRIOR  * sum over devices (eff - mean of its architecture)^2
+ *   + ROUND_PRIOR * sum over groups (scale - mean of its benchmark)^2
+ * The data fix what they can (differences within a group, chains of devices
+ * measured in several rounds); the priors tie what they cannot: a device
+ * measured only in a round no other device shares (A100 40GB in v0.7) takes
+ * its architecture's level, and a round's software factor leans toward the
+ * benchmark's other rounds. Solved exactly (normal equations, Cholesky). */
 
-/* Scratch of one solve: efficiencies and scales, rows to skip. */
+/* Scratch of one solve: efficiencies and scales, rows to skip, the system. */
 typedef struct solve {
   const rs_proj_model *m;
   double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
-  double *sum;  /* per device or group */
-  double *roof; /* per row: log roofline at the current intensities */
-  size_t *cnt;
+  double *roof;    /* per row: log roofline at the current intensities */
+  double *h, *b;   /* normal equations, n x n and n */
+  size_t n;        /* unknowns: groups, devices, architecture and benchmark means */
+  size_t *arch;    /* per device: its architecture's unknown, NONE without one */
+  size_t *bench;   /* per group: its benchmark's unknown */
+  double *round_w; /* per benchmark unknown: the pull of its mean on its rounds */
+  size_t *pairs;   /* per benchmark unknown: device pairs across its rounds */
+  size_t *cnt;     /* rows used per device, then per group */
   size_t skip_row, skip_dev;
 } solve;
 
@@ -126,41 +146,103 @@ static double row_roof(const solve *s, const rs_proj_row *r) {
   return log_roof(r->cal->accelerator, s->log_i[r->cal->workload], r->cal->precision);
 }
 
-/* One alternating-means pass: scales from efficiencies, then efficiencies. */
-static void alternate(solve *s, bool devices) {
+/* Adds w (u + sign v - y)^2 to the normal equations. */
+static void add_term(solve *s, size_t u, size_t v, double sign, double y, double w) {
+  size_t n = s->n;
+  s->h[u * n + u] += w, s->h[v * n + v] += w;
+  s->h[u * n + v] += sign * w, s->h[v * n + u] += sign * w;
+  s->b[u] += w * y, s->b[v] += sign * w * y;
+}
+
+/* Solves h x = b in place (x in b); h is symmetric positive definite. */
+static void cholesky_solve(double *h, double *b, size_t n) {
+  for (size_t j = 0; j < n; j++) {
+    double d = h[j * n + j];
+    for (size_t k = 0; k < j; k++)
+      d -= h[j * n + k] * h[j * n + k];
+    h[j * n + j] = d = sqrt(d);
+    for (size_t i = j + 1; i < n; i++) {
+      double v = h[i * n + j];
+      for (size_t k = 0; k < j; k++)
+        v -= h[i * n + k] * h[j * n + k];
+      h[i * n + j] = v / d;
+    }
+  }
+  for (size_t i = 0; i < n; i++) {
+    for (size_t k = 0; k < i; k++)
+      b[i] -= h[i * n + k] * b[k];
+    b[i] /= h[i * n + i];
+  }
+  for (size_t i = n; i-- > 0;) {
+    for (size_t k = i + 1; k < n; k++)
+      b[i] -= h[k * n + i] * b[k];
+    b[i] /= h[i * n + i];
+  }
+}
+
+/* How hard each round's scale leans on its benchmark's mean: the software
+ * drift between rounds, measured on the devices the rows show in two rounds
+ * of the same benchmark (ResNet-50 on A100 80GB, v1.1 to v3.0: +6%; GPT-J
+ * on H100, v3.1 to v4.0: 2.4x), as a weight ROW_NOISE^2 / drift^2 in rows;
+ * ROUND_PRIOR where no device anchors the benchmark. */
+static void round_weights(solve *s) {
   const rs_proj_model *m = s->m;
-  size_t k = devices ? m->ndevices : m->ngroups;
-  memset(s->sum, 0, k * sizeof(*s->sum));
-  memset(s->cnt, 0, k * sizeof(*s->cnt));
+  size_t first = m->ngroups + m->ndevices; /* the architecture and benchmark slots */
+  for (size_t k = first; k < s->n; k++)
+    s->round_w[k] = 0.0, s->pairs[k] = 0;
+  for (size_t i = 0; i < m->nrows; i++)
+    for (size_t j = 0; j < i; j++) {
+      const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
+      size_t k = s->bench[a->group];
+      if (used(s, i) && used(s, j) && a->dev == b->dev && a->group != b->group &&
+          k == s->bench[b->group])
+        s->round_w[k] += (a->x - b->x) * (a->x - b->x), s->pairs[k]++;
+    }
+  for (size_t k = first; k < s->n; k++)
+    s->round_w[k] = s->pairs[k]
+                        ? ROW_NOISE * ROW_NOISE /
+                              fmax(s->round_w[k] / (double)s->pairs[k], DRIFT_FLOOR * DRIFT_FLOOR)
+                        : ROUND_PRIOR;
+}
+
+/* Builds and solves the system; efficiencies of devices without rows and
+ * scales of groups without rows are NaN. */
+static void solve_system(solve *s) {
+  const rs_proj_model *m = s->m;
+  size_t n = s->n, ng = m->ngroups, nd = m->ndevices;
+  memset(s->h, 0, n * n * sizeof(*s->h));
+  memset(s->b, 0, n * sizeof(*s->b));
+  memset(s->cnt, 0, (nd + ng) * sizeof(*s->cnt));
+  round_weights(s);
+  for (size_t i = 0; i < n; i++)
+    s->h[i * n + i] = GAUGE; /* fixes the common level; the fit never sees it */
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
     if (!used(s, i))
       continue;
-    size_t at = devices ? r->dev : r->group;
-    s->sum[at] += r->x - s->roof[i] - (devices ? s->scale[r->group] : s->eff[r->dev]);
-    s->cnt[at]++;
+    add_term(s, r->group, ng + r->dev, 1.0, r->x - s->roof[i], 1.0);
+    s->cnt[r->dev]++, s->cnt[nd + r->group]++;
   }
-  for (size_t j = 0; j < k; j++) {
-    double v = s->cnt[j] ? s->sum[j] / (double)s->cnt[j] : NAN;
-    if (devices)
-      s->eff[j] = v;
-    else
-      s->scale[j] = v;
-  }
+  for (size_t d = 0; d < nd; d++)
+    if (s->arch[d] != NONE)
+      add_term(s, ng + d, s->arch[d], -1.0, 0.0, ARCH_PRIOR);
+  for (size_t g = 0; g < ng; g++)
+    add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[s->bench[g]]);
+  cholesky_solve(s->h, s->b, n);
+  for (size_t d = 0; d < nd; d++)
+    s->eff[d] = s->cnt[d] ? s->b[ng + d] : NAN;
+  for (size_t g = 0; g < ng; g++)
+    s->scale[g] = s->cnt[nd + g] ? s->b[g] : NAN;
 }
 
-/* Efficiencies and scales for the current intensities; returns the SSE. */
+/* Efficiencies and scales for the current intensities; returns the
+ * penalized sum of squares the solve minimizes. */
 static double solve_given_intensity(solve *s) {
   const rs_proj_model *m = s->m;
+  size_t ng = m->ngroups;
   for (size_t i = 0; i < m->nrows; i++)
     s->roof[i] = row_roof(s, &m->rows[i]);
-  for (size_t j = 0; j < m->ndevices; j++)
-    s->eff[j] = 0.0;
-  for (int it = 0; it < ALTERNATIONS; it++) {
-    alternate(s, false);
-    alternate(s, true);
-  }
-  alternate(s, false);
+  solve_system(s);
   double sse = 0.0;
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
@@ -169,6 +251,12 @@ static double solve_given_intensity(solve *s) {
       sse += e * e;
     }
   }
+  for (size_t d = 0; d < m->ndevices; d++)
+    if (s->arch[d] != NONE && !isnan(s->eff[d]))
+      sse += ARCH_PRIOR * pow(s->eff[d] - s->b[s->arch[d]], 2);
+  for (size_t g = 0; g < ng; g++)
+    if (!isnan(s->scale[g]))
+      sse += s->round_w[s->bench[g]] * pow(s->scale[g] - s->b[s->bench[g]], 2);
   return sse;
 }
 
@@ -199,17 +287,54 @@ static void search_intensity(solve *s, rs_workload w) {
   solve_given_intensity(s);
 }
 
+/* The unknown of each device's architecture (at the first device of it)
+ * and of each group's benchmark (at the first group of its model). */
+static void solve_layout(solve *s) {
+  const rs_proj_model *m = s->m;
+  s->n = m->ngroups + m->ndevices;
+  for (size_t d = 0; d < m->ndevices; d++) {
+    const char *arch = m->devices[d].accel->architecture;
+    s->arch[d] = NONE;
+    for (size_t e = 0; arch && e < d && s->arch[d] == NONE; e++) {
+      const char *other = m->devices[e].accel->architecture;
+      if (other && strcmp(other, arch) == 0)
+        s->arch[d] = s->arch[e];
+    }
+    if (arch && s->arch[d] == NONE)
+      s->arch[d] = s->n++;
+  }
+  for (size_t g = 0; g < m->ngroups; g++)
+    s->bench[g] = NONE;
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *r = &m->rows[i];
+    for (size_t j = 0; j < i && s->bench[r->group] == NONE; j++)
+      if (strcmp(m->rows[j].cal->model, r->cal->model) == 0)
+        s->bench[r->group] = s->bench[m->rows[j].group];
+    if (s->bench[r->group] == NONE)
+      s->bench[r->group] = s->n++;
+  }
+}
+
 static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
-  size_t k = (m->ndevices > m->ngroups ? m->ndevices : m->ngroups) + 1;
+  size_t k = m->ndevices + m->ngroups + 1, most = 2 * k; /* unknowns at most */
   s->m = m;
   s->eff = rs_arena_alloc(arena, k * sizeof(double));
   s->scale = rs_arena_alloc(arena, k * sizeof(double));
-  s->sum = rs_arena_alloc(arena, k * sizeof(double));
   s->cnt = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->arch = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->bench = rs_arena_alloc(arena, k * sizeof(size_t));
+  s->round_w = rs_arena_alloc(arena, most * sizeof(double));
+  s->pairs = rs_arena_alloc(arena, most * sizeof(size_t));
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
   memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
-  return s->eff && s->scale && s->sum && s->cnt && s->roof ? RS_OK : RS_NOMEM;
+  if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->pairs ||
+      !s->roof)
+    return RS_NOMEM;
+  solve_layout(s);
+  s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
+  s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
+  return s->h && s->b ? RS_OK : RS_NOMEM;
 }
 
 static int cmp_double(const void *pa, const void *pb) {
@@ -392,6 +517,27 @@ static rs_status leave_one_out(rs_proj_model *m, rs_arena *arena) {
   return RS_OK;
 }
 
+/* Stores a solve's efficiencies, shifted so that their mean log is 0 (the
+ * common level is free: the shift moves into the group scales). */
+static rs_status keep_fit(rs_proj_model *out, rs_arena *arena, const solve *s) {
+  double *tmp = rs_arena_alloc(arena, (out->ndevices + 1) * sizeof(double)), mean = 0.0;
+  if (tmp == NULL)
+    return RS_NOMEM;
+  size_t n = 0;
+  for (size_t j = 0; j < out->ndevices; j++)
+    if (!isnan(s->eff[j]))
+      mean += s->eff[j], n++;
+  mean = n ? mean / (double)n : 0.0;
+  n = 0;
+  for (size_t j = 0; j < out->ndevices; j++)
+    if (!isnan(s->eff[j]))
+      out->devices[j].log_eff = tmp[n++] = s->eff[j] - mean;
+  for (size_t g = 0; g < out->ngroups; g++)
+    out->group_scale[g] = s->scale[g] + mean;
+  out->prior_log_eff = n ? median_of(tmp, n) : 0.0;
+  return RS_OK;
+}
+
 /* ---- the fit ---- */
 
 rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat, bool loo) {
@@ -414,17 +560,7 @@ rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat
       if (out->fitted[w])
         search_intensity(&s, (rs_workload)w);
   memcpy(out->log_intensity, s.log_i, sizeof(s.log_i));
-  double *tmp = rs_arena_alloc(arena, (out->ndevices + 1) * sizeof(double));
-  if (tmp == NULL)
-    return RS_NOMEM;
-  size_t n = 0;
-  for (size_t j = 0; j < out->ndevices; j++)
-    if (!isnan(s.eff[j]))
-      out->devices[j].log_eff = tmp[n++] = s.eff[j];
-  for (size_t g = 0; g < out->ngroups; g++)
-    out->group_scale[g] = s.scale[g];
-  out->prior_log_eff = n ? median_of(tmp, n) : 0.0;
-  return loo ? leave_one_out(out, arena) : RS_OK;
+  return keep_fit(out, arena, &s) != RS_OK ? RS_NOMEM : loo ? leave_one_out(out, arena) : RS_OK;
 }
 
 /* ---- projecting ---- */
@@ -446,8 +582,13 @@ rs_workload rs_proj_infer_workload(rs_bound bound, const char *framework) {
 }
 
 /* The intensity (log FLOP/byte) at the profile's precision: the class's,
- * scaled by bytes per value; without a class, by the bound. */
+ * scaled by bytes per value; without a class, by the bound. A stated memory
+ * bound wins over the class: the table's rows are offline runs at the
+ * largest batch that fits (GPT-J included, which fits as compute-bound),
+ * while a deployment that says memory-bound decodes at small batches. */
 static double query_intensity(const rs_proj_model *m, rs_workload w, const rs_proj_query *q) {
+  if (q->bound == RS_BOUND_MEMORY)
+    return LOG_I_LO;
   if (w != RS_WORKLOAD_UNKNOWN && m->fitted[w])
     return m->log_intensity[w] + log(rs_precision_bytes(m->precision[w])) -
            log(rs_precision_bytes(q->precision));

@@ -4,7 +4,10 @@
  * The catalog's calibration table (per-accelerator throughput by workload
  * class, model and round) is fitted once per run: a roofline time
  * t = max(work / compute, bytes / bandwidth) / efficiency, with one achieved
- * efficiency per device and one arithmetic intensity per class. A projection
+ * efficiency per device (leaning on its architecture's mean where the data
+ * are thin), one scale per benchmark and round (leaning on the benchmark's
+ * other rounds by the measured software drift) and one arithmetic intensity
+ * per class. A projection
  * then takes, in order: the measured ratio (both devices measured in the
  * class), the fitted roofline, a bare spec ratio (nothing fitted for the
  * family, or a figure missing), or the CPU roofline. Each path's error comes
