@@ -20,6 +20,7 @@
 #include "rightsize/summary.h"
 #include "queue.h"
 #include "test_support.h"
+#include "test_fit_support.h"
 
 #define GIB 1073741824.0
 #define T0 1764507600.0
@@ -76,23 +77,8 @@ static void world_init(world *w, rs_arena *arena, double busy_scale, double top)
   rng r = {7};
   memset(w, 0, sizeof(*w));
   rs_error_clear(&err);
-  assert_int_equal(rs_catalog_default(&w->cat, arena, &err), RS_OK);
-  assert_int_equal(rs_pricing_apply(w->cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
+  unit_profile_init(&w->p, &w->cat, arena, 100);
   rs_profile *p = &w->p;
-  p->path = "test.yaml";
-  p->endpoint = "unit";
-  p->model.families = RS_FAMILY_NVIDIA_GPU;
-  p->model.weights_bytes = NAN;
-  p->model.max_batch = 1;
-  p->model.activation_bytes_per_sample = NAN;
-  p->model.bound = RS_BOUND_COMPUTE;
-  p->current.provider = "aws";
-  p->current.instance = "p3.2xlarge";
-  p->current.replicas = 1;
-  p->slo.latency_p99_ms = 100;
-  p->slo.latency_p95_ms = NAN;
-  p->traffic.peak_rps = NAN;
-  p->traffic.growth = 1;
   assert_int_equal(rs_stats_new(&st, NULL, &err), RS_OK);
   rs_stats_begin_file(st, "sim.csv");
   double free_at = 0;

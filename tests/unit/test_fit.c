@@ -47,28 +47,11 @@ static void set_metric(rs_metric_stats *m, double mean, double p50, double p99, 
 }
 
 static void world_init(world *w, rs_arena *arena) {
-  rs_error err;
   memset(w, 0, sizeof(*w));
-  rs_error_clear(&err);
-  assert_int_equal(rs_catalog_default(&w->cat, arena, &err), RS_OK);
-  assert_int_equal(rs_pricing_apply(w->cat, RS_BASIS_ONDEMAND, NULL, &err), RS_OK);
+  unit_profile_init(&w->p, &w->cat, arena, 50);
   rs_profile *p = &w->p;
-  p->path = "test.yaml";
-  p->endpoint = "unit";
-  p->model.families = RS_FAMILY_NVIDIA_GPU;
-  p->model.weights_bytes = NAN;
-  p->model.max_batch = 1;
-  p->model.activation_bytes_per_sample = NAN;
-  p->model.bound = RS_BOUND_COMPUTE;
-  p->current.provider = "aws";
-  p->current.instance = "p3.2xlarge";
-  p->current.replicas = 1;
   p->current.line = 3;
   p->current.col = 14;
-  p->slo.latency_p99_ms = 50;
-  p->slo.latency_p95_ms = NAN;
-  p->traffic.peak_rps = NAN;
-  p->traffic.growth = 1;
   rs_summary *s = &w->s;
   s->profile = p;
   s->name = "unit";

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <sys/stat.h>
 
+#include "names.h"
 #include "catalog_internal.h"
 #include "sha256.h"
 
@@ -194,10 +195,7 @@ const char *const rs_provider_names[] = {
         NULL};
 
 int rs_provider_from_name(const char *name) {
-  for (int i = 0; rs_provider_names[i]; i++)
-    if (strcmp(rs_provider_names[i], name) == 0)
-      return i;
-  return -1;
+  return rs_names_find(rs_provider_names, RS_PROVIDER_COUNT, name);
 }
 
 const char *const rs_family_names[] = {
@@ -207,10 +205,8 @@ const char *const rs_family_names[] = {
         NULL};
 
 unsigned rs_family_from_name(const char *name) {
-  for (unsigned i = 0; rs_family_names[i]; i++)
-    if (strcmp(rs_family_names[i], name) == 0)
-      return 1u << i;
-  return 0;
+  int i = rs_names_find(rs_family_names, (size_t)-1, name); /* NULL-terminated */
+  return i < 0 ? 0 : 1u << i;
 }
 
 const char *rs_family_name(unsigned bit) {

@@ -1,3 +1,4 @@
+#include "names.h"
 #include "rightsize/pricing.h"
 
 #include <math.h>
@@ -12,12 +13,11 @@ const char *const rs_price_basis_names[] = {
         NULL};
 
 rs_status rs_price_basis_from_name(rs_price_basis *out, const char *name) {
-  for (int i = 0; i < RS_BASIS_COUNT; i++)
-    if (strcmp(rs_price_basis_names[i], name) == 0) {
-      *out = (rs_price_basis)i;
-      return RS_OK;
-    }
-  return RS_USAGE;
+  int i = rs_names_find(rs_price_basis_names, RS_BASIS_COUNT, name);
+  if (i < 0)
+    return RS_USAGE;
+  *out = (rs_price_basis)i;
+  return RS_OK;
 }
 
 const char *rs_price_basis_name(rs_price_basis b) {

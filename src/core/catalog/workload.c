@@ -1,4 +1,5 @@
 /* Names of workload classes and precisions (include/rightsize/workload.h). */
+#include "names.h"
 #include "rightsize/workload.h"
 
 #include <string.h>
@@ -23,10 +24,8 @@ const char *rs_workload_name(rs_workload w) {
 }
 
 rs_workload rs_workload_from_name(const char *name) {
-  for (unsigned i = 0; i < RS_WORKLOAD_COUNT; i++)
-    if (strcmp(workload_names[i], name) == 0)
-      return (rs_workload)i;
-  return RS_WORKLOAD_UNKNOWN;
+  int i = rs_names_find(workload_names, RS_WORKLOAD_COUNT, name);
+  return i < 0 ? RS_WORKLOAD_UNKNOWN : (rs_workload)i;
 }
 
 const char *rs_precision_name(rs_precision p) {

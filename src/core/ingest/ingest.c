@@ -1,6 +1,7 @@
 /* Sample ingestion: format names, detection, the native column table, cell
  * parsing and the row loop shared by both formats. The header readers live
  * in ingest_native.c and ingest_nvsmi.c. */
+#include "names.h"
 #include "rightsize/ingest.h"
 
 #include <math.h>
@@ -17,13 +18,11 @@ const char *const rs_sample_format_names[] = {
     "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
-  for (size_t i = 0; i < RS_FORMAT_COUNT; i++) {
-    if (name != NULL && strcmp(name, rs_sample_format_names[i]) == 0) {
-      *out = (rs_sample_format)i;
-      return RS_OK;
-    }
-  }
-  return RS_USAGE;
+  int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
+  if (i < 0)
+    return RS_USAGE;
+  *out = (rs_sample_format)i;
+  return RS_OK;
 }
 
 const char *rs_format_name(rs_sample_format f) {

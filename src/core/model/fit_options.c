@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "names.h"
 #include "rightsize/fit.h"
 #include "rightsize/num.h"
 
@@ -37,12 +38,11 @@ const char *rs_confidence_name(rs_confidence c) {
 }
 
 rs_status rs_confidence_from_name(rs_confidence *out, const char *name) {
-  for (int c = 0; c < RS_CONF_COUNT; c++)
-    if (strcmp(name, confidence_names[c]) == 0) {
-      *out = (rs_confidence)c;
-      return RS_OK;
-    }
-  return RS_USAGE;
+  int c = rs_names_find(confidence_names, RS_CONF_COUNT, name);
+  if (c < 0)
+    return RS_USAGE;
+  *out = (rs_confidence)c;
+  return RS_OK;
 }
 
 rs_status rs_peak_parse(const char *text, rs_peak_kind *kind, double *rps) {

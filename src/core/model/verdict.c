@@ -8,6 +8,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "names.h"
 #include "fit_internal.h"
 #include "rightsize/num.h"
 
@@ -22,13 +23,11 @@ const char *rs_verdict_name(rs_verdict_code v) {
 }
 
 rs_status rs_verdict_from_name(rs_verdict_code *out, const char *name) {
-  for (unsigned i = 0; i < RS_VERDICT_COUNT; i++) {
-    if (strcmp(name, verdict_names[i]) == 0) {
-      *out = (rs_verdict_code)i;
-      return RS_OK;
-    }
-  }
-  return RS_USAGE;
+  int i = rs_names_find(verdict_names, RS_VERDICT_COUNT, name);
+  if (i < 0)
+    return RS_USAGE;
+  *out = (rs_verdict_code)i;
+  return RS_OK;
 }
 
 /* ---- what the data says about the current deployment ---- */

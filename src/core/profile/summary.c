@@ -1,3 +1,4 @@
+#include "names.h"
 #include "rightsize/summary.h"
 
 #include <math.h>
@@ -26,12 +27,11 @@ const char *rs_warning_code_name(rs_warning_code c) {
 }
 
 rs_status rs_warning_code_from_name(rs_warning_code *out, const char *name) {
-  for (int c = 0; c < RS_WARNING_COUNT; c++)
-    if (strcmp(name, warning_names[c]) == 0) {
-      *out = (rs_warning_code)c;
-      return RS_OK;
-    }
-  return RS_USAGE;
+  int c = rs_names_find(warning_names, RS_WARNING_COUNT, name);
+  if (c < 0)
+    return RS_USAGE;
+  *out = (rs_warning_code)c;
+  return RS_OK;
 }
 
 static rs_status nomem(const rs_arena *arena, rs_error *err) {
