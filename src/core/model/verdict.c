@@ -75,24 +75,49 @@ static unsigned family_bit(const rs_instance *in) {
   return rs_accel_family_bit(in->accelerator->family);
 }
 
-/* When the chosen target is of another accelerator family than the current
- * shape, the cheapest trusted fit of the current family that keeps the
- * memory margin and costs at most RS_FIT_PORT_PREMIUM more: a port (Neuron
- * compilation, a TPU build, a CPU runtime) is work and risk the saving must
- * pay for. NULL when there is none. */
+/* Whether b runs what a runs without a port: the same accelerator family
+ * and, where both are known, the same host architecture (an x86_64 image
+ * does not run on an arm64 host). */
+static bool same_kind(const rs_instance *a, const rs_instance *b) {
+  if (family_bit(a) != family_bit(b))
+    return false;
+  return a->arch == RS_ARCH_UNKNOWN || b->arch == RS_ARCH_UNKNOWN || a->arch == b->arch;
+}
+
+/* When the chosen target needs a port from the current shape (another
+ * accelerator family or host architecture), the cheapest trusted fit of the
+ * current kind that keeps the memory margin and costs at most
+ * RS_FIT_PORT_PREMIUM more: a port (a Neuron compilation, a TPU build, a CPU
+ * runtime, an arm64 image) is work and risk the saving must pay for. NULL
+ * when there is none. */
 static const rs_candidate *same_family(const rs_fit_result *res, const rs_candidate *best) {
-  unsigned fam = family_bit(res->current.inst);
-  if (family_bit(best->inst) == fam)
+  const rs_instance *now = res->current.inst;
+  if (same_kind(now, best->inst))
     return NULL;
   for (size_t i = 0; i < res->nfitting; i++) {
     const rs_candidate *c = &res->fitting[i];
     if (c->usd_per_month > best->usd_per_month * (1.0 + RS_FIT_PORT_PREMIUM))
       break;
-    if (family_bit(c->inst) == fam && c->inst->price_flag != RS_PRICE_SUSPECT &&
+    if (same_kind(now, c->inst) && c->inst->price_flag != RS_PRICE_SUSPECT &&
         keeps_margin(&res->demand, c))
       return c;
   }
   return NULL;
+}
+
+/* Why a port was passed over for kin. */
+static const char *port_text(rs_fit_ctx *ctx, const rs_instance *now, const rs_instance *port) {
+  if (family_bit(port) != family_bit(now))
+    return rs_fit_printf(ctx,
+                         "it is %s, another accelerator family: the model would have to be "
+                         "ported, and a %s shape costs at most %.0f%% more",
+                         rs_family_name(family_bit(port)), rs_family_name(family_bit(now)),
+                         RS_FIT_PORT_PREMIUM * 100.0);
+  return rs_fit_printf(ctx,
+                       "its host is %s, the current one's %s: the serving image would have to "
+                       "be rebuilt, and an %s shape costs at most %.0f%% more",
+                       rs_arch_name(port->arch), rs_arch_name(now->arch), rs_arch_name(now->arch),
+                       RS_FIT_PORT_PREMIUM * 100.0);
 }
 
 /* The cheapest fit whose price is trusted and that keeps the memory margin;
@@ -116,12 +141,7 @@ static const rs_candidate *choose_target(rs_fit_ctx *ctx, rs_fit_result *res) {
   const rs_candidate *kin = same_family(res, best);
   if (kin != NULL) {
     v->passed_over = best;
-    v->passed_over_why = rs_fit_printf(
-        ctx,
-        "it is %s, another accelerator family: the model would have to be ported, and a "
-        "%s shape costs at most %.0f%% more",
-        rs_family_name(family_bit(best->inst)), rs_family_name(family_bit(res->current.inst)),
-        RS_FIT_PORT_PREMIUM * 100.0);
+    v->passed_over_why = port_text(ctx, res->current.inst, best->inst);
     return kin;
   }
   const rs_candidate *first = &res->fitting[0];
