@@ -44,6 +44,9 @@ void rs_fit_backtest_warn(rs_fit_ctx *ctx, rs_fit_result *res);
 /* Appends a warning to res (ctx->nomem when out of memory). */
 void rs_fit_warn(rs_fit_ctx *ctx, rs_fit_result *res, rs_warning_code code, const char *text);
 
+/* Adds the result's warnings (fit_warnings.c), after the verdict is decided. */
+void rs_fit_warnings(rs_fit_ctx *ctx, rs_fit_result *res);
+
 /* The source device's figures: memory bandwidth (GB/s) and dense FP16
  * TFLOPS, NaN when unknown or for CPU shapes. */
 double rs_fit_bandwidth(const rs_instance *in);
