@@ -109,13 +109,6 @@ static rs_fit_result *fit_ok(world *w, rs_arena *arena) {
   return r;
 }
 
-static bool has_warning(const rs_fit_result *r, rs_warning_code code) {
-  for (size_t i = 0; i < r->nwarnings; i++)
-    if (r->warnings[i].code == code)
-      return true;
-  return false;
-}
-
 /* Consistent data: the model holds on its own history, inside a tight band,
  * and its service median is the request's own (host + device), not the
  * typical interval's p50 that contains waiting. */

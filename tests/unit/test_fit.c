@@ -281,13 +281,6 @@ static void test_move_minimums(void **state) {
               r->verdict.code == RS_VERDICT_UNDERUSED);
 }
 
-static bool has_warning(const rs_fit_result *r, rs_warning_code code) {
-  for (size_t i = 0; i < r->nwarnings; i++)
-    if (r->warnings[i].code == code)
-      return true;
-  return false;
-}
-
 /* GPU-only data (utilization and memory, no request rate, no latency):
  * sized on the busiest device's peak utilization, low confidence, no
  * latency claim. */

@@ -4,6 +4,7 @@
 #define RS_TEST_FIT_SUPPORT_H
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -37,6 +38,14 @@ static inline void unit_profile_init(rs_profile *p, rs_catalog **cat, rs_arena *
   p->slo.latency_p95_ms = NAN;
   p->traffic.peak_rps = NAN;
   p->traffic.growth = 1;
+}
+
+/* Whether the fit raised the warning with this code. */
+static inline bool has_warning(const rs_fit_result *r, rs_warning_code code) {
+  for (size_t i = 0; i < r->nwarnings; i++)
+    if (r->warnings[i].code == code)
+      return true;
+  return false;
 }
 
 /* profile is relative to the source tree ("profiles/resnet50-p3.8xlarge.yaml"). */

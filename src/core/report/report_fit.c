@@ -180,8 +180,8 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   put_money(out, r->current.usd_per_month);
   rs_buf_printf(out, " $/month%s", eol);
   rs_buf_printf(out, "%smemory%s     needs %.2f GiB (%s), %.2f GiB with %.0f%% headroom%s", pre,
-                post, d->mem_need / RS_GIB, d->mem_basis, d->mem_need_head / RS_GIB, o->headroom * 100.0,
-                eol);
+                post, d->mem_need / RS_GIB, d->mem_basis, d->mem_need_head / RS_GIB,
+                o->headroom * 100.0, eol);
   if (d->capacity_only)
     rs_buf_printf(out, "%straffic%s    no request rate: design peak %.2f capacity units (%s)", pre,
                   post, d->design_peak, d->peak_basis);
