@@ -219,6 +219,21 @@ static bool rule_untrusted(rs_fit_ctx *ctx, rs_fit_result *res, const rs_candida
 }
 
 /* Savings against now: a move must clear both minimums. */
+/* reason, and when the target needs a port from the current shape (another
+ * accelerator family or host architecture, same_kind) what the port is: a
+ * move the policy chose anyway should not hide it. */
+static const char *with_port(rs_fit_ctx *ctx, const rs_fit_result *res, const rs_candidate *t,
+                             const char *reason) {
+  const rs_instance *now = res->current.inst;
+  if (reason == NULL || same_kind(now, t->inst))
+    return reason;
+  if (family_bit(t->inst) != family_bit(now))
+    return rs_fit_printf(ctx, "%s; a port from %s to %s", reason, rs_family_name(family_bit(now)),
+                         rs_family_name(family_bit(t->inst)));
+  return rs_fit_printf(ctx, "%s; a port from an %s host to an %s one (rebuild the serving image)",
+                       reason, rs_arch_name(now->arch), rs_arch_name(t->inst->arch));
+}
+
 static void rule_savings(rs_fit_ctx *ctx, rs_fit_result *res, const rs_candidate *t) {
   rs_verdict *v = &res->verdict;
   const rs_profile *p = ctx->profile;
@@ -230,14 +245,18 @@ static void rule_savings(rs_fit_ctx *ctx, rs_fit_result *res, const rs_candidate
     v->savings_pct = t->savings_pct;
     if (t->savings_month > 0)
       set(v, RS_VERDICT_MOVE, RS_ACTION_MOVE,
-          rs_fit_printf(ctx, "%s saves %.2f $/month (%.1f%%); the current deployment fails: %s",
-                        shape_text(ctx, t), t->savings_month, t->savings_pct, cur->reason));
+          with_port(
+              ctx, res, t,
+              rs_fit_printf(ctx, "%s saves %.2f $/month (%.1f%%); the current deployment fails: %s",
+                            shape_text(ctx, t), t->savings_month, t->savings_pct, cur->reason)));
     else
       set(v, RS_VERDICT_UPSIZE, RS_ACTION_MOVE,
-          rs_fit_printf(ctx,
-                        "%s, %.2f $/month (%.1f%%) more than now: the current deployment "
-                        "does not hold the demand (%s)",
-                        shape_text(ctx, t), -t->savings_month, -t->savings_pct, cur->reason));
+          with_port(ctx, res, t,
+                    rs_fit_printf(ctx,
+                                  "%s, %.2f $/month (%.1f%%) more than now: the current "
+                                  "deployment does not hold the demand (%s)",
+                                  shape_text(ctx, t), -t->savings_month, -t->savings_pct,
+                                  cur->reason)));
     return;
   }
   if (same || !(t->savings_month > 0)) {
@@ -269,8 +288,9 @@ static void rule_savings(rs_fit_ctx *ctx, rs_fit_result *res, const rs_candidate
   v->savings_month = t->savings_month;
   v->savings_pct = t->savings_pct;
   set(v, RS_VERDICT_MOVE, RS_ACTION_MOVE,
-      rs_fit_printf(ctx, "%s saves %.2f $/month (%.1f%%)", shape_text(ctx, t), t->savings_month,
-                    t->savings_pct));
+      with_port(ctx, res, t,
+                rs_fit_printf(ctx, "%s saves %.2f $/month (%.1f%%)", shape_text(ctx, t),
+                              t->savings_month, t->savings_pct)));
 }
 
 /* Devices of the current shape that never worked while another did. */
