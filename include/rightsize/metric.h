@@ -11,7 +11,16 @@
 
 #include "rightsize/error.h"
 
-/* X(NAME, key used in reports, canonical unit, per-device?, upper bound or 0) */
+/* X(NAME, key used in reports, canonical unit, per-device?, upper bound or 0)
+ *
+ * The LLM serving metrics (docs/samples-format.md): prompt_tokens and
+ * output_tokens are per request (one row per request from a request log, or
+ * an interval's mean), so their distribution is the requests' token
+ * distribution; the token rates are per second over an interval; TTFT is the
+ * time to the first output token, TPOT the time per output token after it
+ * (inter-token latency); requests_running/_waiting are the serving stack's
+ * running batch and its queue; kv_cache_usage the share of the KV pool in use.
+ * At most 32 metrics (rs_sample.present is a 32-bit set). */
 #define RS_METRIC_MAP(X)                                                                           \
   X(GPU_MEM_USED, "gpu_mem_used", "bytes", true, 0)                                                \
   X(GPU_MEM_TOTAL, "gpu_mem_total", "bytes", true, 0)                                              \
@@ -24,7 +33,20 @@
   X(LATENCY_P50, "latency_p50", "ms", false, 0)                                                    \
   X(LATENCY_P95, "latency_p95", "ms", false, 0)                                                    \
   X(LATENCY_P99, "latency_p99", "ms", false, 0)                                                    \
-  X(BATCH_SIZE, "batch_size", "count", false, 0)
+  X(BATCH_SIZE, "batch_size", "count", false, 0)                                                   \
+  X(PROMPT_TOKENS, "prompt_tokens", "tokens", false, 0)                                            \
+  X(OUTPUT_TOKENS, "output_tokens", "tokens", false, 0)                                            \
+  X(PROMPT_TOKEN_RATE, "prompt_token_rate", "tokens_per_s", false, 0)                              \
+  X(OUTPUT_TOKEN_RATE, "output_token_rate", "tokens_per_s", false, 0)                              \
+  X(TTFT_P50, "ttft_p50", "ms", false, 0)                                                          \
+  X(TTFT_P95, "ttft_p95", "ms", false, 0)                                                          \
+  X(TTFT_P99, "ttft_p99", "ms", false, 0)                                                          \
+  X(TPOT_P50, "tpot_p50", "ms", false, 0)                                                          \
+  X(TPOT_P95, "tpot_p95", "ms", false, 0)                                                          \
+  X(TPOT_P99, "tpot_p99", "ms", false, 0)                                                          \
+  X(REQUESTS_RUNNING, "requests_running", "count", false, 0)                                       \
+  X(REQUESTS_WAITING, "requests_waiting", "count", false, 0)                                       \
+  X(KV_CACHE_USAGE, "kv_cache_usage", "percent", false, 100)
 
 typedef enum {
 #define RS_METRIC_ENUM(name, key, unit, per_device, upper) RS_METRIC_##name,

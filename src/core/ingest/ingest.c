@@ -65,6 +65,19 @@ static const struct {
     {"latency_p95_", RS_METRIC_LATENCY_P95, time_units},
     {"latency_p99_", RS_METRIC_LATENCY_P99, time_units},
     {"batch_size", RS_METRIC_BATCH_SIZE, no_units},
+    {"prompt_tokens", RS_METRIC_PROMPT_TOKENS, no_units},
+    {"output_tokens", RS_METRIC_OUTPUT_TOKENS, no_units},
+    {"prompt_token_rate_tps", RS_METRIC_PROMPT_TOKEN_RATE, no_units},
+    {"output_token_rate_tps", RS_METRIC_OUTPUT_TOKEN_RATE, no_units},
+    {"ttft_p50_", RS_METRIC_TTFT_P50, time_units},
+    {"ttft_p95_", RS_METRIC_TTFT_P95, time_units},
+    {"ttft_p99_", RS_METRIC_TTFT_P99, time_units},
+    {"tpot_p50_", RS_METRIC_TPOT_P50, time_units},
+    {"tpot_p95_", RS_METRIC_TPOT_P95, time_units},
+    {"tpot_p99_", RS_METRIC_TPOT_P99, time_units},
+    {"requests_running", RS_METRIC_REQUESTS_RUNNING, no_units},
+    {"requests_waiting", RS_METRIC_REQUESTS_WAITING, no_units},
+    {"kv_cache_usage_pct", RS_METRIC_KV_CACHE_USAGE, no_units},
 };
 
 #define NATIVE_FAMILIES (sizeof(native_columns) / sizeof(native_columns[0]))

@@ -227,8 +227,14 @@ rs_status rs_fetch_prometheus(const rs_fetch_prom_options *opts, rs_transport *t
 static const char *unit_suffix(const char *unit) {
   static const struct {
     const char *unit, *suffix;
-  } suffixes[] = {{"bytes", "_bytes"},        {"percent", "_pct"}, {"bytes_per_s", "_bytes_per_s"},
-                  {"requests_per_s", "_rps"}, {"ms", "_ms"},       {"count", ""}};
+  } suffixes[] = {{"bytes", "_bytes"},
+                  {"percent", "_pct"},
+                  {"bytes_per_s", "_bytes_per_s"},
+                  {"requests_per_s", "_rps"},
+                  {"ms", "_ms"},
+                  {"count", ""},
+                  {"tokens", ""},
+                  {"tokens_per_s", "_tps"}};
   for (size_t i = 0; i < sizeof(suffixes) / sizeof(suffixes[0]); i++)
     if (strcmp(suffixes[i].unit, unit) == 0)
       return suffixes[i].suffix;

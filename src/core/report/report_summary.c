@@ -27,6 +27,10 @@ static display_unit display_for(rs_metric m) {
     return (display_unit){1.0, "req/s", 2};
   if (strcmp(u, "ms") == 0)
     return (display_unit){1.0, "ms", 1};
+  if (strcmp(u, "tokens_per_s") == 0)
+    return (display_unit){1.0, "tok/s", 1};
+  if (strcmp(u, "tokens") == 0)
+    return (display_unit){1.0, "tok", 0};
   return (display_unit){1.0, "", 1};
 }
 
