@@ -174,7 +174,10 @@ static rs_status check_github(rs_buf *out, const rs_check_report *rep) {
       gh_escape(out, p->path, true);
       rs_buf_puts(out, ",title=rightsize check::");
       char text[256];
-      snprintf(text, sizeof(text), "%s: all %zu policies pass", p->endpoint, r->nchecks);
+      if (r->nchecks == 1)
+        snprintf(text, sizeof(text), "%s: the one policy passes", p->endpoint);
+      else
+        snprintf(text, sizeof(text), "%s: all %zu policies pass", p->endpoint, r->nchecks);
       gh_escape(out, text, false);
       rs_buf_puts(out, "\n");
     }
@@ -199,39 +202,51 @@ static void xml_escape(rs_buf *out, const char *s) {
   }
 }
 
+/* JUnit XML as the Jenkins xUnit plugin's junit-10.xsd reads it (the schema
+ * most CI tools validate against): `file` is a testsuite attribute only,
+ * `time` is a decimal number of seconds and `timestamp` the evaluation's
+ * reference date. The checks are computed, not run, and the bytes must not
+ * depend on the clock, so every time is 0. */
+static void junit_testcase(rs_buf *out, const rs_profile *p, const rs_policy_check *c) {
+  rs_buf_puts(out, "    <testcase classname=\"rightsize.check.");
+  xml_escape(out, p->endpoint);
+  rs_buf_printf(out, "\" name=\"%s\" time=\"0\">\n", rs_policy_flag(c->kind));
+  if (c->pass) {
+    rs_buf_puts(out, "      <system-out>");
+    xml_escape(out, c->text);
+    rs_buf_puts(out, "</system-out>\n    </testcase>\n");
+    return;
+  }
+  rs_buf_puts(out, "      <failure type=\"policy\" message=\"");
+  xml_escape(out, c->text);
+  rs_buf_puts(out, "\">");
+  xml_escape(out, c->text);
+  rs_buf_puts(out, "</failure>\n    </testcase>\n");
+}
+
 static rs_status check_junit(rs_buf *out, const rs_check_report *rep) {
   rs_buf_puts(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
   rs_buf_printf(out,
                 "<testsuites name=\"rightsize check\" tests=\"%zu\" failures=\"%zu\" "
-                "errors=\"0\">\n",
+                "errors=\"0\" time=\"0\">\n",
                 rep->nchecks, rep->failed_checks);
   for (size_t i = 0; i < rep->nresults; i++) {
     const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
     rs_buf_puts(out, "  <testsuite name=\"");
     xml_escape(out, p->endpoint);
-    rs_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" file=\"", r->nchecks,
-                  r->nfailed);
+    rs_buf_printf(out, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"0\" time=\"0\"",
+                  r->nchecks, r->nfailed);
+    if (r->fit->as_of != NULL) {
+      rs_buf_puts(out, " timestamp=\"");
+      xml_escape(out, r->fit->as_of);
+      rs_buf_puts(out, "T00:00:00\"");
+    }
+    rs_buf_puts(out, " file=\"");
     xml_escape(out, p->path);
     rs_buf_puts(out, "\">\n");
-    for (size_t k = 0; k < r->nchecks; k++) {
-      const rs_policy_check *c = &r->checks[k];
-      rs_buf_puts(out, "    <testcase classname=\"rightsize.check.");
-      xml_escape(out, p->endpoint);
-      rs_buf_printf(out, "\" name=\"%s\" file=\"", rs_policy_flag(c->kind));
-      xml_escape(out, p->path);
-      if (c->pass) {
-        rs_buf_puts(out, "\">\n      <system-out>");
-        xml_escape(out, c->text);
-        rs_buf_puts(out, "</system-out>\n    </testcase>\n");
-      } else {
-        rs_buf_puts(out, "\">\n      <failure type=\"policy\" message=\"");
-        xml_escape(out, c->text);
-        rs_buf_puts(out, "\">");
-        xml_escape(out, c->text);
-        rs_buf_puts(out, "</failure>\n    </testcase>\n");
-      }
-    }
+    for (size_t k = 0; k < r->nchecks; k++)
+      junit_testcase(out, p, &r->checks[k]);
     rs_buf_puts(out, "  </testsuite>\n");
   }
   rs_buf_puts(out, "</testsuites>\n");

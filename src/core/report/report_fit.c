@@ -171,7 +171,8 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
       first = false;
     }
   }
-  rs_buf_printf(out, "; %zu shapes fit, %zu rejected%s", r->nfitting, r->nrejected, eol);
+  rs_buf_printf(out, "; %zu shape%s fit%s, %zu rejected%s", r->nfitting,
+                r->nfitting == 1 ? "" : "s", r->nfitting == 1 ? "s" : "", r->nrejected, eol);
   rs_buf_printf(out, "%scurrent%s    %s %s x%llu", pre, post, p->current.provider,
                 p->current.instance, (unsigned long long)p->current.replicas);
   if (p->current.region)
