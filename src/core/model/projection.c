@@ -16,6 +16,7 @@
 
 #define NONE SIZE_MAX
 #define ARCH_PRIOR 1.0   /* pull of an architecture's mean on a device, in published rows */
+#define BW_PRIOR 1.0     /* pull toward 0 of a device's bandwidth efficiency, in rows */
 #define ROUND_PRIOR 0.1  /* pull of a benchmark's mean on a round's scale, no anchor */
 #define ROW_NOISE 0.10   /* log error of one published row about the model */
 #define DRIFT_FLOOR 0.05 /* least software drift between rounds assumed, log */
@@ -71,6 +72,21 @@ static double log_roof(const rs_accelerator *a, double log_i, rs_precision p) {
   return fmin(log(peak), log_i + log(bw / 1000.0));
 }
 
+/* Whether a's roofline at exp(log_i) is set by its bandwidth (its spec
+ * figures decide, so the fit stays a linear least squares). */
+static bool bw_side(const rs_accelerator *a, double log_i, rs_precision p) {
+  double peak = rs_proj_peak(a, p), bw = known(a->memory_bw_gbps);
+  if (isnan(peak) || isnan(bw))
+    return isnan(peak);
+  return log_i + log(bw / 1000.0) < log(peak);
+}
+
+/* The roofline with a device's bandwidth efficiency (log, relative to its
+ * compute efficiency) on the bandwidth side. */
+static double log_roof_d(const rs_accelerator *a, double log_i, rs_precision p, double bw_eff) {
+  return log_roof(a, log_i, p) + (bw_side(a, log_i, p) ? bw_eff : 0.0);
+}
+
 /* ---- building the table ---- */
 
 static size_t find_device(const rs_proj_model *m, const rs_accelerator *a) {
@@ -95,7 +111,7 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
     r->x = log(c->throughput);
     if ((r->dev = find_device(m, c->accelerator)) == NONE) {
       r->dev = m->ndevices++;
-      m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0};
+      m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0, 0.0};
     }
     r->group = m->ngroups;
     for (size_t j = 0; j < i; j++)
@@ -126,8 +142,12 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
 /* Scratch of one solve: efficiencies and scales, rows to skip, the system. */
 typedef struct solve {
   const rs_proj_model *m;
-  double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
+  double *eff, *scale;
+  double *log_i;   /* per benchmark unknown (bench[group]): its intensity, log */
   double *roof;    /* per row: log roofline at the current intensities */
+  bool *mem;       /* per row: on the bandwidth side of its device's roofline */
+  double *bw_eff;  /* per device: bandwidth efficiency over compute efficiency, log */
+  size_t bw0;      /* the unknown of device 0's bandwidth efficiency */
   double *h, *b;   /* normal equations, n x n and n */
   size_t n;        /* unknowns: groups, devices, architecture and benchmark means */
   size_t *arch;    /* per device: its architecture's unknown, NONE without one */
@@ -143,7 +163,40 @@ static bool used(const solve *s, size_t i) {
 }
 
 static double row_roof(const solve *s, const rs_proj_row *r) {
-  return log_roof(r->cal->accelerator, s->log_i[r->cal->workload], r->cal->precision);
+  return log_roof(r->cal->accelerator, s->log_i[s->bench[r->group]], r->cal->precision);
+}
+
+/* Benchmark k's intensity within the ridge points of its rows' devices:
+ * below the lowest every device is bandwidth-bound, above the highest
+ * compute-bound, so an intensity beyond says no more than the edge does. */
+static double clamped_intensity(const solve *s, size_t k) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < s->m->nrows; i++) {
+    const rs_proj_row *r = &s->m->rows[i];
+    double ridge = log(rs_proj_peak(r->cal->accelerator, r->cal->precision)) -
+                   log(known(r->cal->accelerator->memory_bw_gbps) / 1000.0);
+    if (s->bench[r->group] == k && !isnan(ridge))
+      lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+  }
+  return lo <= hi ? fmin(fmax(s->log_i[k], lo), hi) : s->log_i[k];
+}
+
+/* The intensity of class w: the mean over its rows of their benchmarks'
+ * clamped intensities. A profile names a class, not a benchmark, so this is
+ * what it is projected at, and what leave-one-out measures. */
+static double class_intensity(const solve *s, rs_workload w) {
+  double sum = 0.0;
+  size_t n = 0;
+  for (size_t i = 0; i < s->m->nrows; i++)
+    if (s->m->rows[i].cal->workload == w)
+      sum += clamped_intensity(s, s->bench[s->m->rows[i].group]), n++;
+  return n ? sum / (double)n : 3.0;
+}
+
+/* Row r's roofline at its class's intensity, with bandwidth efficiency bw. */
+static double class_roof(const solve *s, const rs_proj_row *r, double bw) {
+  return log_roof_d(r->cal->accelerator, class_intensity(s, r->cal->workload), r->cal->precision,
+                    bw);
 }
 
 /* Adds w (u + sign v - y)^2 to the normal equations. */
@@ -152,6 +205,15 @@ static void add_term(solve *s, size_t u, size_t v, double sign, double y, double
   s->h[u * n + u] += w, s->h[v * n + v] += w;
   s->h[u * n + v] += sign * w, s->h[v * n + u] += sign * w;
   s->b[u] += w * y, s->b[v] += sign * w * y;
+}
+
+/* Adds w (sum of the unknowns u[0..k) - y)^2 to the normal equations. */
+static void add_sum(solve *s, const size_t *u, size_t k, double y, double w) {
+  for (size_t i = 0; i < k; i++) {
+    for (size_t j = 0; j < k; j++)
+      s->h[u[i] * s->n + u[j]] += w;
+    s->b[u[i]] += w * y;
+  }
 }
 
 /* Solves h x = b in place (x in b); h is symmetric positive definite. */
@@ -220,17 +282,22 @@ static void solve_system(solve *s) {
     const rs_proj_row *r = &m->rows[i];
     if (!used(s, i))
       continue;
-    add_term(s, r->group, ng + r->dev, 1.0, r->x - s->roof[i], 1.0);
+    size_t u[3] = {r->group, ng + r->dev, s->bw0 + r->dev};
+    add_sum(s, u, s->mem[i] ? 3 : 2, r->x - s->roof[i], 1.0);
     s->cnt[r->dev]++, s->cnt[nd + r->group]++;
   }
+  for (size_t d = 0; d < nd; d++)
+    s->h[(s->bw0 + d) * n + s->bw0 + d] += BW_PRIOR;
   for (size_t d = 0; d < nd; d++)
     if (s->arch[d] != NONE)
       add_term(s, ng + d, s->arch[d], -1.0, 0.0, ARCH_PRIOR);
   for (size_t g = 0; g < ng; g++)
     add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[s->bench[g]]);
   cholesky_solve(s->h, s->b, n);
-  for (size_t d = 0; d < nd; d++)
+  for (size_t d = 0; d < nd; d++) {
     s->eff[d] = s->cnt[d] ? s->b[ng + d] : NAN;
+    s->bw_eff[d] = s->cnt[d] ? s->b[s->bw0 + d] : 0.0;
+  }
   for (size_t g = 0; g < ng; g++)
     s->scale[g] = s->cnt[nd + g] ? s->b[g] : NAN;
 }
@@ -240,17 +307,23 @@ static void solve_system(solve *s) {
 static double solve_given_intensity(solve *s) {
   const rs_proj_model *m = s->m;
   size_t ng = m->ngroups;
-  for (size_t i = 0; i < m->nrows; i++)
-    s->roof[i] = row_roof(s, &m->rows[i]);
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *r = &m->rows[i];
+    s->roof[i] = row_roof(s, r);
+    s->mem[i] = bw_side(r->cal->accelerator, s->log_i[s->bench[r->group]], r->cal->precision);
+  }
   solve_system(s);
   double sse = 0.0;
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
     if (used(s, i)) {
-      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i];
+      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i] -
+                 (s->mem[i] ? s->bw_eff[r->dev] : 0.0);
       sse += e * e;
     }
   }
+  for (size_t d = 0; d < m->ndevices; d++)
+    sse += BW_PRIOR * s->bw_eff[d] * s->bw_eff[d];
   for (size_t d = 0; d < m->ndevices; d++)
     if (s->arch[d] != NONE && !isnan(s->eff[d]))
       sse += ARCH_PRIOR * pow(s->eff[d] - s->b[s->arch[d]], 2);
@@ -260,30 +333,30 @@ static double solve_given_intensity(solve *s) {
   return sse;
 }
 
-static double sse_at(solve *s, rs_workload w, double log_i) {
-  s->log_i[w] = log_i;
+static double sse_at(solve *s, size_t k, double log_i) {
+  s->log_i[k] = log_i;
   return solve_given_intensity(s);
 }
 
-/* The intensity of class w that fits best: a grid, then golden section. */
-static void search_intensity(solve *s, rs_workload w) {
+/* The intensity of benchmark k that fits best: a grid, then golden section. */
+static void search_intensity(solve *s, size_t k) {
   double best_i = LOG_I_LO, best_sse = INFINITY;
   for (double v = LOG_I_LO; v <= LOG_I_HI + 1e-9; v += LOG_I_STEP) {
-    double e = sse_at(s, w, v);
+    double e = sse_at(s, k, v);
     if (e < best_sse - 1e-12)
       best_sse = e, best_i = v;
   }
   const double g = 0.6180339887498949;
   double a = best_i - LOG_I_STEP, b = best_i + LOG_I_STEP;
-  double c = b - g * (b - a), d = a + g * (b - a), fc = sse_at(s, w, c), fd = sse_at(s, w, d);
+  double c = b - g * (b - a), d = a + g * (b - a), fc = sse_at(s, k, c), fd = sse_at(s, k, d);
   for (int i = 0; i < GOLDEN_STEPS; i++) {
     if (fc < fd)
-      b = d, d = c, fd = fc, c = b - g * (b - a), fc = sse_at(s, w, c);
+      b = d, d = c, fd = fc, c = b - g * (b - a), fc = sse_at(s, k, c);
     else
-      a = c, c = d, fc = fd, d = a + g * (b - a), fd = sse_at(s, w, d);
+      a = c, c = d, fc = fd, d = a + g * (b - a), fd = sse_at(s, k, d);
   }
   double mid = (a + b) / 2.0;
-  s->log_i[w] = sse_at(s, w, mid) <= best_sse ? mid : best_i;
+  s->log_i[k] = sse_at(s, k, mid) <= best_sse ? mid : best_i;
   solve_given_intensity(s);
 }
 
@@ -303,6 +376,8 @@ static void solve_layout(solve *s) {
     if (arch && s->arch[d] == NONE)
       s->arch[d] = s->n++;
   }
+  s->bw0 = s->n;
+  s->n += m->ndevices;
   for (size_t g = 0; g < m->ngroups; g++)
     s->bench[g] = NONE;
   for (size_t i = 0; i < m->nrows; i++) {
@@ -315,8 +390,17 @@ static void solve_layout(solve *s) {
   }
 }
 
+/* Every benchmark's intensity as the fit left it (3.0 before the fit). */
+static void reset_intensity(solve *s) {
+  const rs_proj_model *m = s->m;
+  for (size_t i = 0; i < m->nrows; i++) {
+    size_t k = s->bench[m->rows[i].group];
+    s->log_i[k] = m->bench_log_i ? m->bench_log_i[k] : 3.0;
+  }
+}
+
 static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
-  size_t k = m->ndevices + m->ngroups + 1, most = 2 * k; /* unknowns at most */
+  size_t k = m->ndevices + m->ngroups + 1, most = 3 * k; /* unknowns at most */
   s->m = m;
   s->eff = rs_arena_alloc(arena, k * sizeof(double));
   s->scale = rs_arena_alloc(arena, k * sizeof(double));
@@ -326,12 +410,15 @@ static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
   s->round_w = rs_arena_alloc(arena, most * sizeof(double));
   s->pairs = rs_arena_alloc(arena, most * sizeof(size_t));
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
+  s->log_i = rs_arena_alloc(arena, most * sizeof(double));
+  s->mem = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(bool));
+  s->bw_eff = rs_arena_alloc(arena, k * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
-  memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
   if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->pairs ||
-      !s->roof)
+      !s->roof || !s->log_i || !s->mem || !s->bw_eff)
     return RS_NOMEM;
   solve_layout(s);
+  reset_intensity(s);
   s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
   s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
   return s->h && s->b ? RS_OK : RS_NOMEM;
@@ -440,7 +527,8 @@ static void loo_row(rs_proj_model *m, const solve *s, size_t r, collect *c) {
     if (j == r || b->group != a->group)
       continue;
     double pub = a->x - b->x, meas;
-    double roof = ea + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+    double roof = ea + class_roof(s, a, s->bw_eff[a->dev]) - s->eff[b->dev] -
+                  class_roof(s, b, s->bw_eff[b->dev]);
     double e_roof = fabs(exp(roof - pub) - 1.0);
     if (!prior)
       add(c, RS_PROJ_ROOFLINE, w, e_roof);
@@ -472,7 +560,8 @@ static void loo_device(rs_proj_model *m, solve *s, size_t d, collect *c) {
       const rs_proj_row *b = &m->rows[j];
       if (b->group != a->group || b->dev == d)
         continue;
-      double roof = eff_d + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+      double roof =
+          eff_d + class_roof(s, a, 0.0) - s->eff[b->dev] - class_roof(s, b, s->bw_eff[b->dev]);
       add(c, RS_PROJ_PRIOR, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
     }
   }
@@ -486,7 +575,7 @@ static void spec_errors(const rs_proj_model *m, const solve *s, collect *c) {
       const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
       if (i == j || a->group != b->group)
         continue;
-      double roof = row_roof(s, a) - row_roof(s, b);
+      double roof = class_roof(s, a, 0.0) - class_roof(s, b, 0.0);
       add(c, RS_PROJ_SPEC, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
     }
 }
@@ -500,12 +589,12 @@ static rs_status leave_one_out(rs_proj_model *m, rs_arena *arena) {
   if ((m->pairs = rs_arena_alloc(arena, (m->nrows * m->nrows + 1) * sizeof(*m->pairs))) == NULL)
     return RS_NOMEM;
   for (size_t r = 0; r < m->nrows; r++) {
-    memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+    reset_intensity(&s);
     s.skip_row = r;
-    search_intensity(&s, m->rows[r].cal->workload);
+    search_intensity(&s, s.bench[m->rows[r].group]);
     loo_row(m, &s, r, &c);
   }
-  memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+  reset_intensity(&s);
   for (size_t d = 0; d < m->ndevices; d++)
     loo_device(m, &s, d, &c);
   spec_errors(m, &s, &c);
@@ -530,8 +619,10 @@ static rs_status keep_fit(rs_proj_model *out, rs_arena *arena, const solve *s) {
   mean = n ? mean / (double)n : 0.0;
   n = 0;
   for (size_t j = 0; j < out->ndevices; j++)
-    if (!isnan(s->eff[j]))
+    if (!isnan(s->eff[j])) {
       out->devices[j].log_eff = tmp[n++] = s->eff[j] - mean;
+      out->devices[j].log_bw_eff = s->bw_eff[j];
+    }
   for (size_t g = 0; g < out->ngroups; g++)
     out->group_scale[g] = s->scale[g] + mean;
   out->prior_log_eff = n ? median_of(tmp, n) : 0.0;
@@ -539,6 +630,27 @@ static rs_status keep_fit(rs_proj_model *out, rs_arena *arena, const solve *s) {
 }
 
 /* ---- the fit ---- */
+
+/* Row i is the first of its benchmark (each benchmark searched once). */
+static bool first_of_bench(const solve *s, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (s->bench[s->m->rows[j].group] == s->bench[s->m->rows[i].group])
+      return false;
+  return true;
+}
+
+/* Keeps each benchmark's intensity, and each class's: the mean log over the
+ * class's rows (what a profile of the class is projected at). */
+static rs_status keep_intensity(rs_proj_model *out, rs_arena *arena, const solve *s) {
+  if ((out->bench_log_i = rs_arena_alloc(arena, (s->n + 1) * sizeof(double))) == NULL)
+    return RS_NOMEM;
+  for (size_t i = 0; i < out->nrows; i++)
+    out->bench_log_i[s->bench[out->rows[i].group]] = s->log_i[s->bench[out->rows[i].group]];
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
+    if (out->fitted[w])
+      out->log_intensity[w] = class_intensity(s, (rs_workload)w);
+  return RS_OK;
+}
 
 rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat, bool loo) {
   memset(out, 0, sizeof(*out));
@@ -556,10 +668,11 @@ rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat
       if (out->rows[i].group == out->rows[j].group && out->rows[i].dev != out->rows[j].dev)
         out->fitted[out->rows[i].cal->workload] = true;
   for (int sweep = 0; sweep < 2; sweep++)
-    for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
-      if (out->fitted[w])
-        search_intensity(&s, (rs_workload)w);
-  memcpy(out->log_intensity, s.log_i, sizeof(s.log_i));
+    for (size_t i = 0; i < out->nrows; i++)
+      if (out->fitted[out->rows[i].cal->workload] && first_of_bench(&s, i))
+        search_intensity(&s, s.bench[out->rows[i].group]);
+  if (keep_intensity(out, arena, &s) != RS_OK)
+    return RS_NOMEM;
   return keep_fit(out, arena, &s) != RS_OK ? RS_NOMEM : loo ? leave_one_out(out, arena) : RS_OK;
 }
 
@@ -655,6 +768,19 @@ static double device_eff(const rs_proj_model *m, const rs_accelerator *a, bool *
   return d != NONE ? m->devices[d].log_eff : prior_eff(m, NULL, a);
 }
 
+/* A device's bandwidth efficiency over its compute efficiency (log); 0
+ * without rows, the prior's value. */
+static double device_bw(const rs_proj_model *m, const rs_accelerator *a) {
+  size_t d = find_device(m, a);
+  return d != NONE ? m->devices[d].log_bw_eff : 0.0;
+}
+
+/* Device a's log throughput under the fitted roofline, efficiencies in. */
+static double fitted_roof(const rs_proj_model *m, const rs_accelerator *a, double log_i,
+                          rs_precision p, bool *fitted) {
+  return device_eff(m, a, fitted) + log_roof_d(a, log_i, p, device_bw(m, a));
+}
+
 /* The figure a device lacks for a roofline, or NULL. */
 static const char *lacks(const rs_accelerator *a, rs_precision p) {
   if (isnan(rs_proj_peak(a, p)))
@@ -667,8 +793,7 @@ double rs_proj_roofline_ratio(const rs_proj_model *m, const rs_accelerator *a,
   rs_proj_query q = {NULL, NULL, w, p, RS_BOUND_UNKNOWN, NULL};
   double log_i = query_intensity(m, w, &q);
   bool fa, fb;
-  double ea = device_eff(m, a, &fa), eb = device_eff(m, b, &fb);
-  return exp(ea + log_roof(a, log_i, p) - eb - log_roof(b, log_i, p));
+  return exp(fitted_roof(m, a, log_i, p, &fa) - fitted_roof(m, b, log_i, p, &fb));
 }
 
 /* The spec path: whatever figures exist, every efficiency 1. */
@@ -708,8 +833,10 @@ static bool project_measured(const rs_proj_model *m, const rs_proj_query *q, dou
     return false;
   rs_precision tp = m->precision[w];
   double table_i = m->log_intensity[w];
-  double corr = (log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision)) -
-                (log_roof(s, table_i, tp) - log_roof(t, table_i, tp));
+  bool f;
+  double corr =
+      (fitted_roof(m, s, log_i, q->precision, &f) - fitted_roof(m, t, log_i, q->precision, &f)) -
+      (fitted_roof(m, s, table_i, tp, &f) - fitted_roof(m, t, table_i, tp, &f));
   out->ratio = exp(meas + corr);
   out->path = RS_PROJ_MEASURED;
   out->band = error_of(m, RS_PROJ_MEASURED, w).n ? band_of(m, RS_PROJ_MEASURED, w)
@@ -754,8 +881,8 @@ void rs_proj_project(const rs_proj_model *m, const rs_proj_query *query, rs_proj
     project_spec(m, q, log_i, out);
   } else if (!project_measured(m, q, log_i, out)) {
     bool fs, ft;
-    double es = device_eff(m, s, &fs), et = device_eff(m, t, &ft);
-    out->ratio = exp(es + log_roof(s, log_i, q->precision) - et - log_roof(t, log_i, q->precision));
+    out->ratio = exp(fitted_roof(m, s, log_i, q->precision, &fs) -
+                     fitted_roof(m, t, log_i, q->precision, &ft));
     out->path = fs && ft ? RS_PROJ_ROOFLINE : RS_PROJ_PRIOR;
     out->band = band_of(m, out->path, out->workload);
     out->cap = out->band <= 0.35 ? RS_CONF_MEDIUM : RS_CONF_LOW;

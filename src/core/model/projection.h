@@ -51,7 +51,8 @@ typedef struct rs_proj_error {
 /* One device's fitted figures (devices with calibration rows). */
 typedef struct rs_proj_device {
   const rs_accelerator *accel;
-  double log_eff; /* achieved efficiency, log; the mean over devices is 0 */
+  double log_eff;    /* achieved efficiency, log; the mean over devices is 0 */
+  double log_bw_eff; /* on the bandwidth side: achieved bandwidth over log_eff, log */
 } rs_proj_device;
 
 typedef struct rs_proj_row {
@@ -76,8 +77,9 @@ typedef struct rs_proj_model {
   rs_proj_device *devices;
   size_t ndevices;
   size_t ngroups;
-  double *group_scale;                       /* log scale per group */
-  double log_intensity[RS_WORKLOAD_COUNT];   /* FLOP/byte at the class's table precision */
+  double *group_scale;                     /* log scale per group */
+  double log_intensity[RS_WORKLOAD_COUNT]; /* FLOP/byte at the class's table precision */
+  double *bench_log_i; /* per benchmark (the fit's own index): its intensity, log */
   rs_precision precision[RS_WORKLOAD_COUNT]; /* the precision of the class's rows */
   bool fitted[RS_WORKLOAD_COUNT];            /* the class has rows in two devices */
   double prior_log_eff;                      /* median efficiency: a device with no rows */
