@@ -275,6 +275,30 @@ static void test_h200_not_slower(void **state) {
   assert_true(1.0 / pr.ratio > 1.10 && 1.0 / pr.ratio <= 4800.0 / 3350.0);
 }
 
+/* A class is projected at the mean of its benchmarks' intensities, each
+ * within the ridge points (peak / bandwidth) of the devices that ran it;
+ * the bandwidth efficiencies lean on 0 and stay small. */
+static void test_class_intensity(void **state) {
+  const fixture *f = *state;
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < f->m.nrows; i++) {
+      const rs_calibration *c = f->m.rows[i].cal;
+      double ridge = log(rs_proj_peak(c->accelerator, c->precision) /
+                         (c->accelerator->memory_bw_gbps / 1000.0));
+      if (c->workload == (rs_workload)w)
+        lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+    }
+    if (!f->m.fitted[w])
+      continue;
+    if (!(f->m.log_intensity[w] >= lo - 1e-9 && f->m.log_intensity[w] <= hi + 1e-9))
+      fail_msg("%s: intensity %.1f outside %.1f..%.1f", rs_workload_name((rs_workload)w),
+               exp(f->m.log_intensity[w]), exp(lo), exp(hi));
+  }
+  for (size_t d = 0; d < f->m.ndevices; d++)
+    assert_true(fabs(f->m.devices[d].log_bw_eff) < log(1.25));
+}
+
 /* The issue's bar on the shipped table, as the product projects (at the
  * class's intensity): median <= 15% and worst <= 35% per class. */
 static void test_leave_one_out(void **state) {
@@ -362,6 +386,7 @@ int main(void) {
       cmocka_unit_test(test_g5_projects),
       cmocka_unit_test(test_same_spec),
       cmocka_unit_test(test_h200_not_slower),
+      cmocka_unit_test(test_class_intensity),
       cmocka_unit_test(test_leave_one_out),
       cmocka_unit_test(test_benchmark_crosscheck),
   };

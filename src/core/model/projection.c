@@ -1,34 +1,31 @@
 /* Cross-accelerator projection calibrated on the catalog's published
- * measurements (projection.h; docs/model.md "Projection onto another
- * device"). The fit is a penalized least squares in logs: log throughput =
- * group scale + device efficiency + log roofline(device, class intensity),
- * efficiencies leaning on their architecture's mean and round scales on
- * their benchmark's, solved exactly for a given intensity, the intensity of
- * each class by a grid and golden-section search. Everything is
- * deterministic: fixed iteration counts, rows in catalog order. */
-#include "projection.h"
+ * measurements: the fit (projection.h; docs/model.md "Projection onto
+ * another device"; projecting is in projection_project.c). A penalized
+ * least squares in logs: log throughput = group scale + device efficiency +
+ * log roofline(device, benchmark intensity) (+ the device's bandwidth
+ * efficiency where bandwidth binds), efficiencies leaning on their
+ * architecture's mean and round scales on their benchmark's, solved exactly
+ * for given intensities, each benchmark's intensity by a grid and
+ * golden-section search. Everything is deterministic: fixed iteration
+ * counts, rows in catalog order. */
+#include "projection_fit.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#define NONE SIZE_MAX
+#define NONE RS_PROJ_NONE
 #define ARCH_PRIOR 1.0   /* pull of an architecture's mean on a device, in published rows */
 #define BW_PRIOR 1.0     /* pull toward 0 of a device's bandwidth efficiency, in rows */
 #define ROUND_PRIOR 0.1  /* pull of a benchmark's mean on a round's scale, no anchor */
 #define ROW_NOISE 0.10   /* log error of one published row about the model */
 #define DRIFT_FLOOR 0.05 /* least software drift between rounds assumed, log */
 #define GAUGE 1e-9       /* ties the free common level of scales and efficiencies */
-#define LOG_I_LO (-4.0)  /* intensity search range, log FLOP/byte */
+#define LOG_I_LO RS_PROJ_LOG_I_LO /* intensity search range, log FLOP/byte */
 #define LOG_I_HI 8.0
 #define LOG_I_STEP 0.25
 #define GOLDEN_STEPS 24
-#define COMPUTE_BOUND_LOG_I 20.0 /* an intensity no device reaches: compute only */
-#define FALLBACK_BAND 0.40       /* no error measured for a path (no calibration rows) */
-#define CROSS_FAMILY_BAND 0.60   /* no published pair across families was read */
-#define HIGH_BAND 0.15           /* bands at most this allow high confidence */
 
 static const char *const path_names[] = {
 #define RS_PROJ_PATH_NAME(name, text) text,
@@ -42,16 +39,14 @@ const char *rs_proj_path_name(rs_proj_path p) {
 
 /* ---- device figures ---- */
 
-static double known(double v) { return v > 0 ? v : NAN; }
-
 static double best(double a, double b) {
   if (!(a > 0))
-    return known(b);
+    return rs_proj_known(b);
   return b > a ? b : a;
 }
 
 double rs_proj_peak(const rs_accelerator *a, rs_precision p) {
-  double fp32 = known(a->fp32_tflops), fp16 = best(a->fp16_tflops, fp32);
+  double fp32 = rs_proj_known(a->fp32_tflops), fp16 = best(a->fp16_tflops, fp32);
   switch (p) {
   case RS_PRECISION_FP32: return fp32;
   case RS_PRECISION_TF32: return best(a->tf32_tflops, fp32);
@@ -66,7 +61,7 @@ double rs_proj_peak(const rs_accelerator *a, rs_precision p) {
 
 /* log of the roofline throughput (TFLOPS) of a at intensity exp(log_i). */
 static double log_roof(const rs_accelerator *a, double log_i, rs_precision p) {
-  double peak = rs_proj_peak(a, p), bw = known(a->memory_bw_gbps);
+  double peak = rs_proj_peak(a, p), bw = rs_proj_known(a->memory_bw_gbps);
   if (isnan(peak) || isnan(bw))
     return isnan(peak) ? log(bw) + log_i - log(1000.0) : log(peak);
   return fmin(log(peak), log_i + log(bw / 1000.0));
@@ -75,21 +70,19 @@ static double log_roof(const rs_accelerator *a, double log_i, rs_precision p) {
 /* Whether a's roofline at exp(log_i) is set by its bandwidth (its spec
  * figures decide, so the fit stays a linear least squares). */
 static bool bw_side(const rs_accelerator *a, double log_i, rs_precision p) {
-  double peak = rs_proj_peak(a, p), bw = known(a->memory_bw_gbps);
+  double peak = rs_proj_peak(a, p), bw = rs_proj_known(a->memory_bw_gbps);
   if (isnan(peak) || isnan(bw))
     return isnan(peak);
   return log_i + log(bw / 1000.0) < log(peak);
 }
 
-/* The roofline with a device's bandwidth efficiency (log, relative to its
- * compute efficiency) on the bandwidth side. */
-static double log_roof_d(const rs_accelerator *a, double log_i, rs_precision p, double bw_eff) {
+double rs_proj_log_roof(const rs_accelerator *a, double log_i, rs_precision p, double bw_eff) {
   return log_roof(a, log_i, p) + (bw_side(a, log_i, p) ? bw_eff : 0.0);
 }
 
 /* ---- building the table ---- */
 
-static size_t find_device(const rs_proj_model *m, const rs_accelerator *a) {
+size_t rs_proj_find_device(const rs_proj_model *m, const rs_accelerator *a) {
   for (size_t i = 0; i < m->ndevices; i++)
     if (m->devices[i].accel == a)
       return i;
@@ -109,7 +102,7 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
     rs_proj_row *r = &m->rows[m->nrows++];
     r->cal = c;
     r->x = log(c->throughput);
-    if ((r->dev = find_device(m, c->accelerator)) == NONE) {
+    if ((r->dev = rs_proj_find_device(m, c->accelerator)) == NONE) {
       r->dev = m->ndevices++;
       m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0, 0.0};
     }
@@ -146,6 +139,7 @@ typedef struct solve {
   double *log_i;   /* per benchmark unknown (bench[group]): its intensity, log */
   double *roof;    /* per row: log roofline at the current intensities */
   bool *mem;       /* per row: on the bandwidth side of its device's roofline */
+  double *tmp;     /* per device: scratch */
   double *bw_eff;  /* per device: bandwidth efficiency over compute efficiency, log */
   size_t bw0;      /* the unknown of device 0's bandwidth efficiency */
   double *h, *b;   /* normal equations, n x n and n */
@@ -174,7 +168,7 @@ static double clamped_intensity(const solve *s, size_t k) {
   for (size_t i = 0; i < s->m->nrows; i++) {
     const rs_proj_row *r = &s->m->rows[i];
     double ridge = log(rs_proj_peak(r->cal->accelerator, r->cal->precision)) -
-                   log(known(r->cal->accelerator->memory_bw_gbps) / 1000.0);
+                   log(rs_proj_known(r->cal->accelerator->memory_bw_gbps) / 1000.0);
     if (s->bench[r->group] == k && !isnan(ridge))
       lo = fmin(lo, ridge), hi = fmax(hi, ridge);
   }
@@ -195,8 +189,8 @@ static double class_intensity(const solve *s, rs_workload w) {
 
 /* Row r's roofline at its class's intensity, with bandwidth efficiency bw. */
 static double class_roof(const solve *s, const rs_proj_row *r, double bw) {
-  return log_roof_d(r->cal->accelerator, class_intensity(s, r->cal->workload), r->cal->precision,
-                    bw);
+  return rs_proj_log_roof(r->cal->accelerator, class_intensity(s, r->cal->workload),
+                          r->cal->precision, bw);
 }
 
 /* Adds w (u + sign v - y)^2 to the normal equations. */
@@ -412,10 +406,11 @@ static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
   s->log_i = rs_arena_alloc(arena, most * sizeof(double));
   s->mem = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(bool));
+  s->tmp = rs_arena_alloc(arena, k * sizeof(double));
   s->bw_eff = rs_arena_alloc(arena, k * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
   if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->pairs ||
-      !s->roof || !s->log_i || !s->mem || !s->bw_eff)
+      !s->roof || !s->log_i || !s->mem || !s->bw_eff || !s->tmp)
     return RS_NOMEM;
   solve_layout(s);
   reset_intensity(s);
@@ -439,7 +434,8 @@ static double median_of(double *v, size_t n) {
 /* The efficiency a device without rows is given: the mean of the fitted
  * devices of its architecture, else the median of all. eff: a solve's
  * efficiencies by device index, or NULL for the fitted model's. */
-static double prior_eff(const rs_proj_model *m, const double *eff, const rs_accelerator *a) {
+double rs_proj_prior_eff(const rs_proj_model *m, const double *eff, double median,
+                         const rs_accelerator *a) {
   double sum = 0.0;
   size_t n = 0;
   for (size_t j = 0; a->architecture && j < m->ndevices; j++) {
@@ -448,7 +444,17 @@ static double prior_eff(const rs_proj_model *m, const double *eff, const rs_acce
     if (!isnan(e) && m->devices[j].accel != a && arch && strcmp(arch, a->architecture) == 0)
       sum += e, n++;
   }
-  return n ? sum / (double)n : m->prior_log_eff;
+  return n ? sum / (double)n : median;
+}
+
+/* The median of a solve's efficiencies (its own level: a solve's common
+ * level is not the stored model's). */
+static double solve_median(const solve *s) {
+  size_t n = 0;
+  for (size_t d = 0; d < s->m->ndevices; d++)
+    if (!isnan(s->eff[d]))
+      s->tmp[n++] = s->eff[d];
+  return n ? median_of(s->tmp, n) : 0.0;
 }
 
 /* ---- leave-one-out ---- */
@@ -492,10 +498,8 @@ static rs_status collect_init(collect *c, const rs_proj_model *m, rs_arena *aren
   return RS_OK;
 }
 
-/* The mean log ratio x_a - x_b over the groups of class w where both
- * devices have a row, skipping row `skip`; false when there is none. */
-static bool measured_log_ratio(const rs_proj_model *m, size_t a, size_t b, rs_workload w,
-                               size_t skip, double *out) {
+bool rs_proj_measured_log_ratio(const rs_proj_model *m, size_t a, size_t b, rs_workload w,
+                                size_t skip, double *out) {
   double sum = 0.0;
   size_t n = 0;
   for (size_t i = 0; i < m->nrows; i++) {
@@ -521,7 +525,7 @@ static void loo_row(rs_proj_model *m, const solve *s, size_t r, collect *c) {
   double ea = s->eff[a->dev];
   bool prior = isnan(ea); /* the row was its device's only one */
   if (prior)
-    ea = prior_eff(m, s->eff, a->cal->accelerator);
+    ea = rs_proj_prior_eff(m, s->eff, solve_median(s), a->cal->accelerator);
   for (size_t j = 0; j < m->nrows; j++) {
     const rs_proj_row *b = &m->rows[j];
     if (j == r || b->group != a->group)
@@ -534,7 +538,7 @@ static void loo_row(rs_proj_model *m, const solve *s, size_t r, collect *c) {
       add(c, RS_PROJ_ROOFLINE, w, e_roof);
     rs_proj_pair *p = &m->pairs[m->npairs++];
     *p = (rs_proj_pair){r, j, exp(pub), exp(roof), prior ? RS_PROJ_PRIOR : RS_PROJ_ROOFLINE};
-    if (measured_log_ratio(m, a->dev, b->dev, w, r, &meas)) {
+    if (rs_proj_measured_log_ratio(m, a->dev, b->dev, w, r, &meas)) {
       double e = fabs(exp(meas - pub) - 1.0);
       add(c, RS_PROJ_MEASURED, w, e);
       add_chain(c, w, e);
@@ -551,7 +555,7 @@ static void loo_device(rs_proj_model *m, solve *s, size_t d, collect *c) {
   s->skip_row = NONE;
   s->skip_dev = d;
   solve_given_intensity(s);
-  double eff_d = prior_eff(m, s->eff, m->devices[d].accel);
+  double eff_d = rs_proj_prior_eff(m, s->eff, solve_median(s), m->devices[d].accel);
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *a = &m->rows[i];
     if (a->dev != d)
@@ -674,224 +678,4 @@ rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat
   if (keep_intensity(out, arena, &s) != RS_OK)
     return RS_NOMEM;
   return keep_fit(out, arena, &s) != RS_OK ? RS_NOMEM : loo ? leave_one_out(out, arena) : RS_OK;
-}
-
-/* ---- projecting ---- */
-
-static bool llm_stack(const char *framework) {
-  static const char *const names[] = {"vllm",         "tgi",      "text-generation-inference",
-                                      "tensorrt-llm", "trt-llm",  "llama.cpp",
-                                      "sglang",       "lmdeploy", NULL};
-  for (int i = 0; framework && names[i]; i++)
-    if (strncasecmp(framework, names[i], strlen(names[i])) == 0)
-      return true;
-  return false;
-}
-
-rs_workload rs_proj_infer_workload(rs_bound bound, const char *framework) {
-  if (bound == RS_BOUND_MEMORY || llm_stack(framework))
-    return RS_WORKLOAD_LLM_DECODE;
-  return RS_WORKLOAD_UNKNOWN;
-}
-
-/* The intensity (log FLOP/byte) at the profile's precision: the class's,
- * scaled by bytes per value; without a class, by the bound. A stated memory
- * bound wins over the class: the table's rows are offline runs at the
- * largest batch that fits (GPT-J included, which fits as compute-bound),
- * while a deployment that says memory-bound decodes at small batches. */
-static double query_intensity(const rs_proj_model *m, rs_workload w, const rs_proj_query *q) {
-  if (q->bound == RS_BOUND_MEMORY)
-    return LOG_I_LO;
-  if (w != RS_WORKLOAD_UNKNOWN && m->fitted[w])
-    return m->log_intensity[w] + log(rs_precision_bytes(m->precision[w])) -
-           log(rs_precision_bytes(q->precision));
-  if (q->bound == RS_BOUND_COMPUTE)
-    return COMPUTE_BOUND_LOG_I;
-  double sum = 0.0;
-  int n = 0;
-  for (int c = 0; c < RS_WORKLOAD_COUNT; c++)
-    if (m->fitted[c])
-      sum += m->log_intensity[c], n++;
-  return n ? sum / n : 3.0; /* mixed or unknown: between the classes */
-}
-
-static rs_proj_error error_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
-  rs_proj_error e = m->loo[p][w == RS_WORKLOAD_UNKNOWN ? RS_WORKLOAD_COUNT : w];
-  if (e.n == 0 && w != RS_WORKLOAD_UNKNOWN)
-    e = m->loo[p][RS_WORKLOAD_COUNT];
-  return e;
-}
-
-static double band_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
-  rs_proj_error e = error_of(m, p, w);
-  return e.n ? e.worst : FALLBACK_BAND;
-}
-
-static double cpu_tflops(const rs_instance *in, rs_precision p) {
-  if (in->category != RS_CATEGORY_CPU)
-    return in->accelerator ? rs_proj_peak(in->accelerator, p) * RS_FIT_CPU_EFFICIENCY : NAN;
-  /* VNNI (AVX-512) and SVE int8 dot products: 4 int8 MACs per FP32 lane */
-  double mult = p == RS_PRECISION_INT8 ? 4.0 : 1.0;
-  return known(in->vcpus * in->cpu_gflops_per_vcpu) * mult / 1000.0;
-}
-
-static double cpu_bandwidth(const rs_instance *in) {
-  if (in->category != RS_CATEGORY_CPU)
-    return in->accelerator ? known(in->accelerator->memory_bw_gbps) : NAN;
-  return known(in->vcpus * in->cpu_memory_gbps_per_vcpu);
-}
-
-/* Throughput (log) of one side under the CPU roofline; NaN without compute. */
-static double cpu_side(const rs_instance *in, double log_i, rs_precision p) {
-  double c = cpu_tflops(in, p), bw = cpu_bandwidth(in);
-  if (isnan(c))
-    return NAN;
-  return isnan(bw) ? log(c) : fmin(log(c), log_i + log(bw / 1000.0));
-}
-
-static void project_cpu(const rs_proj_model *m, const rs_proj_query *q, rs_projection *out) {
-  double log_i = query_intensity(m, out->workload, q);
-  double s = cpu_side(q->source, log_i, q->precision), t = cpu_side(q->target, log_i, q->precision);
-  out->path = RS_PROJ_CPU;
-  out->band = CROSS_FAMILY_BAND;
-  out->cap = RS_CONF_LOW;
-  out->ratio = exp(s - t);
-  if (isnan(s) || isnan(t)) {
-    out->lacking = isnan(s) ? q->source : q->target;
-    out->figure = "compute";
-  }
-}
-
-static double device_eff(const rs_proj_model *m, const rs_accelerator *a, bool *fitted) {
-  size_t d = find_device(m, a);
-  *fitted = d != NONE;
-  return d != NONE ? m->devices[d].log_eff : prior_eff(m, NULL, a);
-}
-
-/* A device's bandwidth efficiency over its compute efficiency (log); 0
- * without rows, the prior's value. */
-static double device_bw(const rs_proj_model *m, const rs_accelerator *a) {
-  size_t d = find_device(m, a);
-  return d != NONE ? m->devices[d].log_bw_eff : 0.0;
-}
-
-/* Device a's log throughput under the fitted roofline, efficiencies in. */
-static double fitted_roof(const rs_proj_model *m, const rs_accelerator *a, double log_i,
-                          rs_precision p, bool *fitted) {
-  return device_eff(m, a, fitted) + log_roof_d(a, log_i, p, device_bw(m, a));
-}
-
-/* The figure a device lacks for a roofline, or NULL. */
-static const char *lacks(const rs_accelerator *a, rs_precision p) {
-  if (isnan(rs_proj_peak(a, p)))
-    return "compute";
-  return isnan(known(a->memory_bw_gbps)) ? "bandwidth" : NULL;
-}
-
-double rs_proj_roofline_ratio(const rs_proj_model *m, const rs_accelerator *a,
-                              const rs_accelerator *b, rs_workload w, rs_precision p) {
-  rs_proj_query q = {NULL, NULL, w, p, RS_BOUND_UNKNOWN, NULL};
-  double log_i = query_intensity(m, w, &q);
-  bool fa, fb;
-  return exp(fitted_roof(m, a, log_i, p, &fa) - fitted_roof(m, b, log_i, p, &fb));
-}
-
-/* The spec path: whatever figures exist, every efficiency 1. */
-static void project_spec(const rs_proj_model *m, const rs_proj_query *q, double log_i,
-                         rs_projection *out) {
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  const char *ls = lacks(s, q->precision), *lt = lacks(t, q->precision);
-  out->path = RS_PROJ_SPEC;
-  out->cap = RS_CONF_LOW;
-  out->band = band_of(m, RS_PROJ_SPEC, out->workload);
-  if (s->family != t->family || s->family != RS_ACCEL_NVIDIA_GPU)
-    out->band = fmax(out->band, CROSS_FAMILY_BAND);
-  if (ls || lt) {
-    out->lacking = lt ? q->target : q->source;
-    out->figure = lt ? lt : ls;
-  }
-  bool both_c = !isnan(rs_proj_peak(s, q->precision)) && !isnan(rs_proj_peak(t, q->precision));
-  bool both_b = !isnan(known(s->memory_bw_gbps)) && !isnan(known(t->memory_bw_gbps));
-  if (both_c && both_b)
-    out->ratio = exp(log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision));
-  else if (both_c)
-    out->ratio = rs_proj_peak(s, q->precision) / rs_proj_peak(t, q->precision);
-  else if (both_b)
-    out->ratio = s->memory_bw_gbps / t->memory_bw_gbps;
-}
-
-/* Both devices measured in the class: their ratio, corrected from the
- * table's precision to the profile's by the roofline. */
-static bool project_measured(const rs_proj_model *m, const rs_proj_query *q, double log_i,
-                             rs_projection *out) {
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  rs_workload w = out->workload;
-  size_t ds = find_device(m, s), dt = find_device(m, t);
-  double meas;
-  if (w == RS_WORKLOAD_UNKNOWN || ds == NONE || dt == NONE ||
-      !measured_log_ratio(m, ds, dt, w, NONE, &meas))
-    return false;
-  rs_precision tp = m->precision[w];
-  double table_i = m->log_intensity[w];
-  bool f;
-  double corr =
-      (fitted_roof(m, s, log_i, q->precision, &f) - fitted_roof(m, t, log_i, q->precision, &f)) -
-      (fitted_roof(m, s, table_i, tp, &f) - fitted_roof(m, t, table_i, tp, &f));
-  out->ratio = exp(meas + corr);
-  out->path = RS_PROJ_MEASURED;
-  out->band = error_of(m, RS_PROJ_MEASURED, w).n ? band_of(m, RS_PROJ_MEASURED, w)
-                                                 : band_of(m, RS_PROJ_ROOFLINE, w);
-  out->cap = out->band <= HIGH_BAND ? RS_CONF_HIGH : RS_CONF_MEDIUM;
-  return true;
-}
-
-static rs_confidence lower_one(rs_confidence c) { return c > RS_CONF_LOW ? c - 1 : RS_CONF_LOW; }
-
-void rs_proj_project(const rs_proj_model *m, const rs_proj_query *query, rs_projection *out) {
-  rs_proj_query copy = *query, *q = &copy;
-  bool cpu = q->source->category == RS_CATEGORY_CPU || q->target->category == RS_CATEGORY_CPU ||
-             !q->source->accelerator || !q->target->accelerator;
-  /* unstated: fp16 between accelerators; FP32 on both sides of the CPU
-   * path, so both assume the same fraction of the same kind of peak */
-  if ((unsigned)q->precision >= RS_PRECISION_COUNT)
-    q->precision = cpu ? RS_PRECISION_FP32 : RS_PRECISION_FP16;
-  memset(out, 0, sizeof(*out));
-  out->ratio = NAN;
-  out->precision = q->precision;
-  out->workload = q->workload;
-  if (out->workload == RS_WORKLOAD_UNKNOWN) {
-    out->workload = rs_proj_infer_workload(q->bound, q->framework);
-    out->inferred = out->workload != RS_WORKLOAD_UNKNOWN;
-  }
-  if (cpu) {
-    project_cpu(m, q, out);
-    return;
-  }
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  if (s == t) {
-    out->ratio = 1.0;
-    out->path = RS_PROJ_SAME;
-    out->band = 0.10;
-    out->cap = RS_CONF_HIGH;
-    return;
-  }
-  double log_i = query_intensity(m, out->workload, q);
-  bool gpus = s->family == RS_ACCEL_NVIDIA_GPU && t->family == RS_ACCEL_NVIDIA_GPU;
-  if (!gpus || m->ndevices == 0 || lacks(s, q->precision) || lacks(t, q->precision)) {
-    project_spec(m, q, log_i, out);
-  } else if (!project_measured(m, q, log_i, out)) {
-    bool fs, ft;
-    out->ratio = exp(fitted_roof(m, s, log_i, q->precision, &fs) -
-                     fitted_roof(m, t, log_i, q->precision, &ft));
-    out->path = fs && ft ? RS_PROJ_ROOFLINE : RS_PROJ_PRIOR;
-    out->band = band_of(m, out->path, out->workload);
-    out->cap = out->band <= 0.35 ? RS_CONF_MEDIUM : RS_CONF_LOW;
-  }
-  if (out->workload == RS_WORKLOAD_UNKNOWN) {
-    rs_proj_error all = error_of(m, out->path, RS_WORKLOAD_UNKNOWN);
-    out->band = fmax(out->band, all.n ? all.worst : FALLBACK_BAND);
-    out->cap = q->bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : lower_one(out->cap);
-  } else if (out->inferred) {
-    out->cap = lower_one(out->cap);
-  }
 }

@@ -5,10 +5,11 @@
  * class, model and round) is fitted once per run: a roofline time
  * t = max(work / compute, bytes / bandwidth) / efficiency, with one achieved
  * efficiency per device (leaning on its architecture's mean where the data
- * are thin), one scale per benchmark and round (leaning on the benchmark's
- * other rounds by the measured software drift) and one arithmetic intensity
- * per class. A projection
- * then takes, in order: the measured ratio (both devices measured in the
+ * are thin) and one on the bandwidth side (leaning on the compute one),
+ * one scale per benchmark and round (leaning on the benchmark's other rounds
+ * by the measured software drift) and one arithmetic intensity per
+ * benchmark; a class is projected at the mean of its benchmarks'. A
+ * projection then takes, in order: the measured ratio (both devices measured in the
  * class), the fitted roofline, a bare spec ratio (nothing fitted for the
  * family, or a figure missing), or the CPU roofline. Each path's error comes
  * from leave-one-out over the table. */
