@@ -253,7 +253,7 @@ static void test_same_spec(void **state) {
  * Mixtral 1.13) leave its compute-side efficiency about 7% under the
  * H100's (docs/model.md); it must not fall further, as it once did (0.69),
  * nor pass the bandwidth ratio by more than a few percent. */
-static void test_h200_not_slower(void **state) {
+static void test_h200_over_h100(void **state) {
   const fixture *f = *state;
   static const rs_workload cls[] = {RS_WORKLOAD_VISION_CNN, RS_WORKLOAD_TRANSFORMER_ENCODER,
                                     RS_WORKLOAD_DETECTION, RS_WORKLOAD_LLM_DECODE,
@@ -385,7 +385,7 @@ int main(void) {
       cmocka_unit_test(test_inference),
       cmocka_unit_test(test_g5_projects),
       cmocka_unit_test(test_same_spec),
-      cmocka_unit_test(test_h200_not_slower),
+      cmocka_unit_test(test_h200_over_h100),
       cmocka_unit_test(test_class_intensity),
       cmocka_unit_test(test_leave_one_out),
       cmocka_unit_test(test_benchmark_crosscheck),
