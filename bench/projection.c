@@ -42,12 +42,46 @@ static void print_fit(const rs_proj_model *m) {
     if (m->fitted[w])
       printf("%-22s %12.1f  %s\n", rs_workload_name((rs_workload)w), exp(m->log_intensity[w]),
              rs_precision_name(m->precision[w]));
-  printf("\n%-22s %10s\n", "DEVICE", "EFFICIENCY");
+  printf("\n%-22s %10s %10s\n", "DEVICE", "EFFICIENCY", "BANDWIDTH");
   for (size_t d = 0; d < m->ndevices; d++)
-    printf("%-22s %10.3f\n", m->devices[d].accel->key, exp(m->devices[d].log_eff));
-  printf("(relative achieved efficiency; geometric mean 1; a device without rows takes its\n"
-         " architecture's mean, else the median %.3f)\n\n",
+    printf("%-22s %10.3f %10.3f\n", m->devices[d].accel->key, exp(m->devices[d].log_eff),
+           exp(m->devices[d].log_eff + m->devices[d].log_bw_eff));
+  printf("(relative achieved efficiency, compute side, and on the bandwidth side; geometric\n"
+         " mean 1; a device without rows takes its architecture's mean, else the median %.3f,\n"
+         " and no bandwidth efficiency of its own)\n\n",
          exp(m->prior_log_eff));
+}
+
+static const rs_accelerator *find_accel(const rs_proj_model *m, const char *key) {
+  for (size_t i = 0; i < m->cat->naccelerators; i++)
+    if (strcmp(m->cat->accelerators[i].key, key) == 0)
+      return &m->cat->accelerators[i];
+  return NULL;
+}
+
+/* Devices of the same compute whose projection should stay close (the A100
+ * pair; the H200 over the H100): speed of the first over the second. */
+static void print_same_spec(const rs_proj_model *m) {
+  static const char *const pairs[][2] = {{"A100-SXM4-80GB", "A100-SXM4-40GB"},
+                                         {"H200-SXM-141GB", "H100-SXM5-80GB"}};
+  printf("\n%-32s %-20s %9s %9s\n", "SPEED OF / OVER", "CLASS", "TABLE", "FP16");
+  for (size_t i = 0; i < 2; i++) {
+    const rs_accelerator *a = find_accel(m, pairs[i][0]), *b = find_accel(m, pairs[i][1]);
+    char name[64];
+    if (!a || !b)
+      continue;
+    snprintf(name, sizeof(name), "%s / %s", pairs[i][0], pairs[i][1]);
+    for (int w = 0; w <= RS_WORKLOAD_COUNT; w++) {
+      rs_workload c = w == RS_WORKLOAD_COUNT ? RS_WORKLOAD_UNKNOWN : (rs_workload)w;
+      rs_precision tp = w == RS_WORKLOAD_COUNT ? RS_PRECISION_FP16 : m->precision[w];
+      if (w < RS_WORKLOAD_COUNT && !m->fitted[w])
+        continue;
+      printf("%-32s %-20s %9.3f %9.3f\n", name,
+             w == RS_WORKLOAD_COUNT ? "(none)" : rs_workload_name(c),
+             rs_proj_roofline_ratio(m, a, b, c, tp),
+             rs_proj_roofline_ratio(m, a, b, c, RS_PRECISION_FP16));
+    }
+  }
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -119,6 +153,7 @@ int main(int argc, char **argv) {
   print_fit(&m);
   print_pairs(&m);
   print_summary(&m);
+  print_same_spec(&m);
   rs_arena_release(arena);
   return 0;
 }

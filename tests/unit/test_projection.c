@@ -118,7 +118,10 @@ static void test_architecture_prior(void **state) {
   size_t t = 0;
   while (strcmp(f->m.devices[t].accel->key, "T4") != 0)
     t++;
-  assert_rel(pr.ratio, exp(sum / n + a10g - f->m.devices[t].log_eff - t4), 1e-9);
+  /* T4 is bandwidth-bound there: its bandwidth efficiency counts; A10G,
+   * without rows, has none of its own (0) */
+  double t4_bw = log_i + log(0.32) < log(65.0) ? f->m.devices[t].log_bw_eff : 0.0;
+  assert_rel(pr.ratio, exp(sum / n + a10g - f->m.devices[t].log_eff - t4 - t4_bw), 1e-9);
   assert_int_equal(pr.cap, pr.band <= 0.35 ? RS_CONF_MEDIUM : RS_CONF_LOW);
 }
 
@@ -245,10 +248,12 @@ static void test_same_spec(void **state) {
   assert_true(pr.ratio >= 1.0 / 1.15 && pr.ratio <= 1.04);
 }
 
-/* H200 has H100 SXM's compute and more bandwidth; its one published row
- * (GPT-J, 0.99 of an H100 in the same round) must not make it slower than
- * an H100 by more than that where compute decides, as it once did (0.69). */
-static void test_h200_not_slower(void **state) {
+/* H200 has H100 SXM's compute and more bandwidth. Its published rows (GPT-J
+ * 0.99 and 1.02 of an H100 in the same round, Llama 2 70B 1.28 and 1.12,
+ * Mixtral 1.13) leave its compute-side efficiency about 7% under the
+ * H100's (docs/model.md); it must not fall further, as it once did (0.69),
+ * nor pass the bandwidth ratio by more than a few percent. */
+static void test_h200_over_h100(void **state) {
   const fixture *f = *state;
   static const rs_workload cls[] = {RS_WORKLOAD_VISION_CNN, RS_WORKLOAD_TRANSFORMER_ENCODER,
                                     RS_WORKLOAD_DETECTION, RS_WORKLOAD_LLM_DECODE,
@@ -257,29 +262,52 @@ static void test_h200_not_slower(void **state) {
   for (size_t i = 0; i < 5; i++)
     for (int p = 0; p < RS_PRECISION_COUNT; p++) {
       double r = rs_proj_roofline_ratio(&f->m, h200, h100, cls[i], (rs_precision)p);
-      if (!(r >= 0.99 && r <= 4800.0 / 3350.0 + 0.01))
+      if (!(r >= 0.92 && r <= 4800.0 / 3350.0 * 1.03))
         fail_msg("%s %s: H200 / H100 speed %.3f", rs_workload_name(cls[i]),
                  rs_precision_name((rs_precision)p), r);
     }
-  /* a stated memory bound: about the bandwidth ratio, 4.8 / 3.35 TB/s (the
-   * measured GPT-J ratio, 0.99, moved from compute to bandwidth) */
+  /* a stated memory bound: the bandwidth ratio, 4.8 / 3.35 TB/s, times the
+   * bandwidth efficiencies the LLM rows give (Llama 2 70B and Mixtral
+   * measured 1.12 to 1.28): faster than an H100, not by more than that */
   rs_projection pr = project(f, "p5.48xlarge", "p5en.48xlarge", RS_WORKLOAD_UNKNOWN,
                              RS_PRECISION_FP16, RS_BOUND_MEMORY);
   assert_int_equal(pr.workload, RS_WORKLOAD_LLM_DECODE);
-  assert_rel(1.0 / pr.ratio, 4800.0 / 3350.0, 0.05);
+  assert_true(1.0 / pr.ratio > 1.10 && 1.0 / pr.ratio <= 4800.0 / 3350.0);
 }
 
-/* The issue's bar on the shipped table, as the product projects: median
- * <= 15% per class, worst <= 35% where the class's devices are measured in
- * another class too (docs/model.md says why llm-decode is not). */
+/* A class is projected at the mean of its benchmarks' intensities, each
+ * within the ridge points (peak / bandwidth) of the devices that ran it;
+ * the bandwidth efficiencies lean on 0 and stay small. */
+static void test_class_intensity(void **state) {
+  const fixture *f = *state;
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < f->m.nrows; i++) {
+      const rs_calibration *c = f->m.rows[i].cal;
+      double ridge = log(rs_proj_peak(c->accelerator, c->precision) /
+                         (c->accelerator->memory_bw_gbps / 1000.0));
+      if (c->workload == (rs_workload)w)
+        lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+    }
+    if (!f->m.fitted[w])
+      continue;
+    if (!(f->m.log_intensity[w] >= lo - 1e-9 && f->m.log_intensity[w] <= hi + 1e-9))
+      fail_msg("%s: intensity %.1f outside %.1f..%.1f", rs_workload_name((rs_workload)w),
+               exp(f->m.log_intensity[w]), exp(lo), exp(hi));
+  }
+  for (size_t d = 0; d < f->m.ndevices; d++)
+    assert_true(fabs(f->m.devices[d].log_bw_eff) < log(1.25));
+}
+
+/* The issue's bar on the shipped table, as the product projects (at the
+ * class's intensity): median <= 15% and worst <= 35% per class. */
 static void test_leave_one_out(void **state) {
   const fixture *f = *state;
   for (int w = 0; w < RS_WORKLOAD_COUNT; w++) {
     rs_proj_error e = f->m.chain[w];
     assert_true(e.n >= 8);
     assert_true(e.median <= 0.15);
-    if (w != RS_WORKLOAD_LLM_DECODE)
-      assert_true(e.worst <= 0.35);
+    assert_true(e.worst <= 0.35);
   }
   /* the measured path is the best of them */
   assert_true(f->m.loo[RS_PROJ_MEASURED][RS_WORKLOAD_COUNT].worst <
@@ -357,7 +385,8 @@ int main(void) {
       cmocka_unit_test(test_inference),
       cmocka_unit_test(test_g5_projects),
       cmocka_unit_test(test_same_spec),
-      cmocka_unit_test(test_h200_not_slower),
+      cmocka_unit_test(test_h200_over_h100),
+      cmocka_unit_test(test_class_intensity),
       cmocka_unit_test(test_leave_one_out),
       cmocka_unit_test(test_benchmark_crosscheck),
   };

@@ -1,33 +1,31 @@
 /* Cross-accelerator projection calibrated on the catalog's published
- * measurements (projection.h; docs/model.md "Projection onto another
- * device"). The fit is a penalized least squares in logs: log throughput =
- * group scale + device efficiency + log roofline(device, class intensity),
- * efficiencies leaning on their architecture's mean and round scales on
- * their benchmark's, solved exactly for a given intensity, the intensity of
- * each class by a grid and golden-section search. Everything is
- * deterministic: fixed iteration counts, rows in catalog order. */
-#include "projection.h"
+ * measurements: the fit (projection.h; docs/model.md "Projection onto
+ * another device"; projecting is in projection_project.c). A penalized
+ * least squares in logs: log throughput = group scale + device efficiency +
+ * log roofline(device, benchmark intensity) (+ the device's bandwidth
+ * efficiency where bandwidth binds), efficiencies leaning on their
+ * architecture's mean and round scales on their benchmark's, solved exactly
+ * for given intensities, each benchmark's intensity by a grid and
+ * golden-section search. Everything is deterministic: fixed iteration
+ * counts, rows in catalog order. */
+#include "projection_fit.h"
 
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
-#define NONE SIZE_MAX
+#define NONE RS_PROJ_NONE
 #define ARCH_PRIOR 1.0   /* pull of an architecture's mean on a device, in published rows */
+#define BW_PRIOR 1.0     /* pull toward 0 of a device's bandwidth efficiency, in rows */
 #define ROUND_PRIOR 0.1  /* pull of a benchmark's mean on a round's scale, no anchor */
 #define ROW_NOISE 0.10   /* log error of one published row about the model */
 #define DRIFT_FLOOR 0.05 /* least software drift between rounds assumed, log */
 #define GAUGE 1e-9       /* ties the free common level of scales and efficiencies */
-#define LOG_I_LO (-4.0)  /* intensity search range, log FLOP/byte */
+#define LOG_I_LO RS_PROJ_LOG_I_LO /* intensity search range, log FLOP/byte */
 #define LOG_I_HI 8.0
 #define LOG_I_STEP 0.25
 #define GOLDEN_STEPS 24
-#define COMPUTE_BOUND_LOG_I 20.0 /* an intensity no device reaches: compute only */
-#define FALLBACK_BAND 0.40       /* no error measured for a path (no calibration rows) */
-#define CROSS_FAMILY_BAND 0.60   /* no published pair across families was read */
-#define HIGH_BAND 0.15           /* bands at most this allow high confidence */
 
 static const char *const path_names[] = {
 #define RS_PROJ_PATH_NAME(name, text) text,
@@ -41,16 +39,14 @@ const char *rs_proj_path_name(rs_proj_path p) {
 
 /* ---- device figures ---- */
 
-static double known(double v) { return v > 0 ? v : NAN; }
-
 static double best(double a, double b) {
   if (!(a > 0))
-    return known(b);
+    return rs_proj_known(b);
   return b > a ? b : a;
 }
 
 double rs_proj_peak(const rs_accelerator *a, rs_precision p) {
-  double fp32 = known(a->fp32_tflops), fp16 = best(a->fp16_tflops, fp32);
+  double fp32 = rs_proj_known(a->fp32_tflops), fp16 = best(a->fp16_tflops, fp32);
   switch (p) {
   case RS_PRECISION_FP32: return fp32;
   case RS_PRECISION_TF32: return best(a->tf32_tflops, fp32);
@@ -65,15 +61,28 @@ double rs_proj_peak(const rs_accelerator *a, rs_precision p) {
 
 /* log of the roofline throughput (TFLOPS) of a at intensity exp(log_i). */
 static double log_roof(const rs_accelerator *a, double log_i, rs_precision p) {
-  double peak = rs_proj_peak(a, p), bw = known(a->memory_bw_gbps);
+  double peak = rs_proj_peak(a, p), bw = rs_proj_known(a->memory_bw_gbps);
   if (isnan(peak) || isnan(bw))
     return isnan(peak) ? log(bw) + log_i - log(1000.0) : log(peak);
   return fmin(log(peak), log_i + log(bw / 1000.0));
 }
 
+/* Whether a's roofline at exp(log_i) is set by its bandwidth (its spec
+ * figures decide, so the fit stays a linear least squares). */
+static bool bw_side(const rs_accelerator *a, double log_i, rs_precision p) {
+  double peak = rs_proj_peak(a, p), bw = rs_proj_known(a->memory_bw_gbps);
+  if (isnan(peak) || isnan(bw))
+    return isnan(peak);
+  return log_i + log(bw / 1000.0) < log(peak);
+}
+
+double rs_proj_log_roof(const rs_accelerator *a, double log_i, rs_precision p, double bw_eff) {
+  return log_roof(a, log_i, p) + (bw_side(a, log_i, p) ? bw_eff : 0.0);
+}
+
 /* ---- building the table ---- */
 
-static size_t find_device(const rs_proj_model *m, const rs_accelerator *a) {
+size_t rs_proj_find_device(const rs_proj_model *m, const rs_accelerator *a) {
   for (size_t i = 0; i < m->ndevices; i++)
     if (m->devices[i].accel == a)
       return i;
@@ -93,9 +102,9 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
     rs_proj_row *r = &m->rows[m->nrows++];
     r->cal = c;
     r->x = log(c->throughput);
-    if ((r->dev = find_device(m, c->accelerator)) == NONE) {
+    if ((r->dev = rs_proj_find_device(m, c->accelerator)) == NONE) {
       r->dev = m->ndevices++;
-      m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0};
+      m->devices[r->dev] = (rs_proj_device){c->accelerator, 0.0, 0.0};
     }
     r->group = m->ngroups;
     for (size_t j = 0; j < i; j++)
@@ -126,8 +135,13 @@ static rs_status build(rs_proj_model *m, rs_arena *arena) {
 /* Scratch of one solve: efficiencies and scales, rows to skip, the system. */
 typedef struct solve {
   const rs_proj_model *m;
-  double *eff, *scale, log_i[RS_WORKLOAD_COUNT];
+  double *eff, *scale;
+  double *log_i;   /* per benchmark unknown (bench[group]): its intensity, log */
   double *roof;    /* per row: log roofline at the current intensities */
+  bool *mem;       /* per row: on the bandwidth side of its device's roofline */
+  double *tmp;     /* per device: scratch */
+  double *bw_eff;  /* per device: bandwidth efficiency over compute efficiency, log */
+  size_t bw0;      /* the unknown of device 0's bandwidth efficiency */
   double *h, *b;   /* normal equations, n x n and n */
   size_t n;        /* unknowns: groups, devices, architecture and benchmark means */
   size_t *arch;    /* per device: its architecture's unknown, NONE without one */
@@ -143,7 +157,40 @@ static bool used(const solve *s, size_t i) {
 }
 
 static double row_roof(const solve *s, const rs_proj_row *r) {
-  return log_roof(r->cal->accelerator, s->log_i[r->cal->workload], r->cal->precision);
+  return log_roof(r->cal->accelerator, s->log_i[s->bench[r->group]], r->cal->precision);
+}
+
+/* Benchmark k's intensity within the ridge points of its rows' devices:
+ * below the lowest every device is bandwidth-bound, above the highest
+ * compute-bound, so an intensity beyond says no more than the edge does. */
+static double clamped_intensity(const solve *s, size_t k) {
+  double lo = INFINITY, hi = -INFINITY;
+  for (size_t i = 0; i < s->m->nrows; i++) {
+    const rs_proj_row *r = &s->m->rows[i];
+    double ridge = log(rs_proj_peak(r->cal->accelerator, r->cal->precision)) -
+                   log(rs_proj_known(r->cal->accelerator->memory_bw_gbps) / 1000.0);
+    if (s->bench[r->group] == k && !isnan(ridge))
+      lo = fmin(lo, ridge), hi = fmax(hi, ridge);
+  }
+  return lo <= hi ? fmin(fmax(s->log_i[k], lo), hi) : s->log_i[k];
+}
+
+/* The intensity of class w: the mean over its rows of their benchmarks'
+ * clamped intensities. A profile names a class, not a benchmark, so this is
+ * what it is projected at, and what leave-one-out measures. */
+static double class_intensity(const solve *s, rs_workload w) {
+  double sum = 0.0;
+  size_t n = 0;
+  for (size_t i = 0; i < s->m->nrows; i++)
+    if (s->m->rows[i].cal->workload == w)
+      sum += clamped_intensity(s, s->bench[s->m->rows[i].group]), n++;
+  return n ? sum / (double)n : 3.0;
+}
+
+/* Row r's roofline at its class's intensity, with bandwidth efficiency bw. */
+static double class_roof(const solve *s, const rs_proj_row *r, double bw) {
+  return rs_proj_log_roof(r->cal->accelerator, class_intensity(s, r->cal->workload),
+                          r->cal->precision, bw);
 }
 
 /* Adds w (u + sign v - y)^2 to the normal equations. */
@@ -152,6 +199,15 @@ static void add_term(solve *s, size_t u, size_t v, double sign, double y, double
   s->h[u * n + u] += w, s->h[v * n + v] += w;
   s->h[u * n + v] += sign * w, s->h[v * n + u] += sign * w;
   s->b[u] += w * y, s->b[v] += sign * w * y;
+}
+
+/* Adds w (sum of the unknowns u[0..k) - y)^2 to the normal equations. */
+static void add_sum(solve *s, const size_t *u, size_t k, double y, double w) {
+  for (size_t i = 0; i < k; i++) {
+    for (size_t j = 0; j < k; j++)
+      s->h[u[i] * s->n + u[j]] += w;
+    s->b[u[i]] += w * y;
+  }
 }
 
 /* Solves h x = b in place (x in b); h is symmetric positive definite. */
@@ -220,17 +276,22 @@ static void solve_system(solve *s) {
     const rs_proj_row *r = &m->rows[i];
     if (!used(s, i))
       continue;
-    add_term(s, r->group, ng + r->dev, 1.0, r->x - s->roof[i], 1.0);
+    size_t u[3] = {r->group, ng + r->dev, s->bw0 + r->dev};
+    add_sum(s, u, s->mem[i] ? 3 : 2, r->x - s->roof[i], 1.0);
     s->cnt[r->dev]++, s->cnt[nd + r->group]++;
   }
+  for (size_t d = 0; d < nd; d++)
+    s->h[(s->bw0 + d) * n + s->bw0 + d] += BW_PRIOR;
   for (size_t d = 0; d < nd; d++)
     if (s->arch[d] != NONE)
       add_term(s, ng + d, s->arch[d], -1.0, 0.0, ARCH_PRIOR);
   for (size_t g = 0; g < ng; g++)
     add_term(s, g, s->bench[g], -1.0, 0.0, s->round_w[s->bench[g]]);
   cholesky_solve(s->h, s->b, n);
-  for (size_t d = 0; d < nd; d++)
+  for (size_t d = 0; d < nd; d++) {
     s->eff[d] = s->cnt[d] ? s->b[ng + d] : NAN;
+    s->bw_eff[d] = s->cnt[d] ? s->b[s->bw0 + d] : 0.0;
+  }
   for (size_t g = 0; g < ng; g++)
     s->scale[g] = s->cnt[nd + g] ? s->b[g] : NAN;
 }
@@ -240,17 +301,23 @@ static void solve_system(solve *s) {
 static double solve_given_intensity(solve *s) {
   const rs_proj_model *m = s->m;
   size_t ng = m->ngroups;
-  for (size_t i = 0; i < m->nrows; i++)
-    s->roof[i] = row_roof(s, &m->rows[i]);
+  for (size_t i = 0; i < m->nrows; i++) {
+    const rs_proj_row *r = &m->rows[i];
+    s->roof[i] = row_roof(s, r);
+    s->mem[i] = bw_side(r->cal->accelerator, s->log_i[s->bench[r->group]], r->cal->precision);
+  }
   solve_system(s);
   double sse = 0.0;
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *r = &m->rows[i];
     if (used(s, i)) {
-      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i];
+      double e = r->x - s->scale[r->group] - s->eff[r->dev] - s->roof[i] -
+                 (s->mem[i] ? s->bw_eff[r->dev] : 0.0);
       sse += e * e;
     }
   }
+  for (size_t d = 0; d < m->ndevices; d++)
+    sse += BW_PRIOR * s->bw_eff[d] * s->bw_eff[d];
   for (size_t d = 0; d < m->ndevices; d++)
     if (s->arch[d] != NONE && !isnan(s->eff[d]))
       sse += ARCH_PRIOR * pow(s->eff[d] - s->b[s->arch[d]], 2);
@@ -260,30 +327,30 @@ static double solve_given_intensity(solve *s) {
   return sse;
 }
 
-static double sse_at(solve *s, rs_workload w, double log_i) {
-  s->log_i[w] = log_i;
+static double sse_at(solve *s, size_t k, double log_i) {
+  s->log_i[k] = log_i;
   return solve_given_intensity(s);
 }
 
-/* The intensity of class w that fits best: a grid, then golden section. */
-static void search_intensity(solve *s, rs_workload w) {
+/* The intensity of benchmark k that fits best: a grid, then golden section. */
+static void search_intensity(solve *s, size_t k) {
   double best_i = LOG_I_LO, best_sse = INFINITY;
   for (double v = LOG_I_LO; v <= LOG_I_HI + 1e-9; v += LOG_I_STEP) {
-    double e = sse_at(s, w, v);
+    double e = sse_at(s, k, v);
     if (e < best_sse - 1e-12)
       best_sse = e, best_i = v;
   }
   const double g = 0.6180339887498949;
   double a = best_i - LOG_I_STEP, b = best_i + LOG_I_STEP;
-  double c = b - g * (b - a), d = a + g * (b - a), fc = sse_at(s, w, c), fd = sse_at(s, w, d);
+  double c = b - g * (b - a), d = a + g * (b - a), fc = sse_at(s, k, c), fd = sse_at(s, k, d);
   for (int i = 0; i < GOLDEN_STEPS; i++) {
     if (fc < fd)
-      b = d, d = c, fd = fc, c = b - g * (b - a), fc = sse_at(s, w, c);
+      b = d, d = c, fd = fc, c = b - g * (b - a), fc = sse_at(s, k, c);
     else
-      a = c, c = d, fc = fd, d = a + g * (b - a), fd = sse_at(s, w, d);
+      a = c, c = d, fc = fd, d = a + g * (b - a), fd = sse_at(s, k, d);
   }
   double mid = (a + b) / 2.0;
-  s->log_i[w] = sse_at(s, w, mid) <= best_sse ? mid : best_i;
+  s->log_i[k] = sse_at(s, k, mid) <= best_sse ? mid : best_i;
   solve_given_intensity(s);
 }
 
@@ -303,6 +370,8 @@ static void solve_layout(solve *s) {
     if (arch && s->arch[d] == NONE)
       s->arch[d] = s->n++;
   }
+  s->bw0 = s->n;
+  s->n += m->ndevices;
   for (size_t g = 0; g < m->ngroups; g++)
     s->bench[g] = NONE;
   for (size_t i = 0; i < m->nrows; i++) {
@@ -315,8 +384,17 @@ static void solve_layout(solve *s) {
   }
 }
 
+/* Every benchmark's intensity as the fit left it (3.0 before the fit). */
+static void reset_intensity(solve *s) {
+  const rs_proj_model *m = s->m;
+  for (size_t i = 0; i < m->nrows; i++) {
+    size_t k = s->bench[m->rows[i].group];
+    s->log_i[k] = m->bench_log_i ? m->bench_log_i[k] : 3.0;
+  }
+}
+
 static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
-  size_t k = m->ndevices + m->ngroups + 1, most = 2 * k; /* unknowns at most */
+  size_t k = m->ndevices + m->ngroups + 1, most = 3 * k; /* unknowns at most */
   s->m = m;
   s->eff = rs_arena_alloc(arena, k * sizeof(double));
   s->scale = rs_arena_alloc(arena, k * sizeof(double));
@@ -326,12 +404,16 @@ static rs_status solve_init(solve *s, const rs_proj_model *m, rs_arena *arena) {
   s->round_w = rs_arena_alloc(arena, most * sizeof(double));
   s->pairs = rs_arena_alloc(arena, most * sizeof(size_t));
   s->roof = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(double));
+  s->log_i = rs_arena_alloc(arena, most * sizeof(double));
+  s->mem = rs_arena_alloc(arena, (m->nrows + 1) * sizeof(bool));
+  s->tmp = rs_arena_alloc(arena, k * sizeof(double));
+  s->bw_eff = rs_arena_alloc(arena, k * sizeof(double));
   s->skip_row = s->skip_dev = NONE;
-  memcpy(s->log_i, m->log_intensity, sizeof(s->log_i));
   if (!s->eff || !s->scale || !s->cnt || !s->arch || !s->bench || !s->round_w || !s->pairs ||
-      !s->roof)
+      !s->roof || !s->log_i || !s->mem || !s->bw_eff || !s->tmp)
     return RS_NOMEM;
   solve_layout(s);
+  reset_intensity(s);
   s->h = rs_arena_alloc(arena, (s->n * s->n + 1) * sizeof(double));
   s->b = rs_arena_alloc(arena, (s->n + 1) * sizeof(double));
   return s->h && s->b ? RS_OK : RS_NOMEM;
@@ -352,7 +434,8 @@ static double median_of(double *v, size_t n) {
 /* The efficiency a device without rows is given: the mean of the fitted
  * devices of its architecture, else the median of all. eff: a solve's
  * efficiencies by device index, or NULL for the fitted model's. */
-static double prior_eff(const rs_proj_model *m, const double *eff, const rs_accelerator *a) {
+double rs_proj_prior_eff(const rs_proj_model *m, const double *eff, double median,
+                         const rs_accelerator *a) {
   double sum = 0.0;
   size_t n = 0;
   for (size_t j = 0; a->architecture && j < m->ndevices; j++) {
@@ -361,7 +444,17 @@ static double prior_eff(const rs_proj_model *m, const double *eff, const rs_acce
     if (!isnan(e) && m->devices[j].accel != a && arch && strcmp(arch, a->architecture) == 0)
       sum += e, n++;
   }
-  return n ? sum / (double)n : m->prior_log_eff;
+  return n ? sum / (double)n : median;
+}
+
+/* The median of a solve's efficiencies (its own level: a solve's common
+ * level is not the stored model's). */
+static double solve_median(const solve *s) {
+  size_t n = 0;
+  for (size_t d = 0; d < s->m->ndevices; d++)
+    if (!isnan(s->eff[d]))
+      s->tmp[n++] = s->eff[d];
+  return n ? median_of(s->tmp, n) : 0.0;
 }
 
 /* ---- leave-one-out ---- */
@@ -405,10 +498,8 @@ static rs_status collect_init(collect *c, const rs_proj_model *m, rs_arena *aren
   return RS_OK;
 }
 
-/* The mean log ratio x_a - x_b over the groups of class w where both
- * devices have a row, skipping row `skip`; false when there is none. */
-static bool measured_log_ratio(const rs_proj_model *m, size_t a, size_t b, rs_workload w,
-                               size_t skip, double *out) {
+bool rs_proj_measured_log_ratio(const rs_proj_model *m, size_t a, size_t b, rs_workload w,
+                                size_t skip, double *out) {
   double sum = 0.0;
   size_t n = 0;
   for (size_t i = 0; i < m->nrows; i++) {
@@ -434,19 +525,20 @@ static void loo_row(rs_proj_model *m, const solve *s, size_t r, collect *c) {
   double ea = s->eff[a->dev];
   bool prior = isnan(ea); /* the row was its device's only one */
   if (prior)
-    ea = prior_eff(m, s->eff, a->cal->accelerator);
+    ea = rs_proj_prior_eff(m, s->eff, solve_median(s), a->cal->accelerator);
   for (size_t j = 0; j < m->nrows; j++) {
     const rs_proj_row *b = &m->rows[j];
     if (j == r || b->group != a->group)
       continue;
     double pub = a->x - b->x, meas;
-    double roof = ea + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+    double roof = ea + class_roof(s, a, s->bw_eff[a->dev]) - s->eff[b->dev] -
+                  class_roof(s, b, s->bw_eff[b->dev]);
     double e_roof = fabs(exp(roof - pub) - 1.0);
     if (!prior)
       add(c, RS_PROJ_ROOFLINE, w, e_roof);
     rs_proj_pair *p = &m->pairs[m->npairs++];
     *p = (rs_proj_pair){r, j, exp(pub), exp(roof), prior ? RS_PROJ_PRIOR : RS_PROJ_ROOFLINE};
-    if (measured_log_ratio(m, a->dev, b->dev, w, r, &meas)) {
+    if (rs_proj_measured_log_ratio(m, a->dev, b->dev, w, r, &meas)) {
       double e = fabs(exp(meas - pub) - 1.0);
       add(c, RS_PROJ_MEASURED, w, e);
       add_chain(c, w, e);
@@ -463,7 +555,7 @@ static void loo_device(rs_proj_model *m, solve *s, size_t d, collect *c) {
   s->skip_row = NONE;
   s->skip_dev = d;
   solve_given_intensity(s);
-  double eff_d = prior_eff(m, s->eff, m->devices[d].accel);
+  double eff_d = rs_proj_prior_eff(m, s->eff, solve_median(s), m->devices[d].accel);
   for (size_t i = 0; i < m->nrows; i++) {
     const rs_proj_row *a = &m->rows[i];
     if (a->dev != d)
@@ -472,7 +564,8 @@ static void loo_device(rs_proj_model *m, solve *s, size_t d, collect *c) {
       const rs_proj_row *b = &m->rows[j];
       if (b->group != a->group || b->dev == d)
         continue;
-      double roof = eff_d + row_roof(s, a) - s->eff[b->dev] - row_roof(s, b);
+      double roof =
+          eff_d + class_roof(s, a, 0.0) - s->eff[b->dev] - class_roof(s, b, s->bw_eff[b->dev]);
       add(c, RS_PROJ_PRIOR, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
     }
   }
@@ -486,7 +579,7 @@ static void spec_errors(const rs_proj_model *m, const solve *s, collect *c) {
       const rs_proj_row *a = &m->rows[i], *b = &m->rows[j];
       if (i == j || a->group != b->group)
         continue;
-      double roof = row_roof(s, a) - row_roof(s, b);
+      double roof = class_roof(s, a, 0.0) - class_roof(s, b, 0.0);
       add(c, RS_PROJ_SPEC, a->cal->workload, fabs(exp(roof - (a->x - b->x)) - 1.0));
     }
 }
@@ -500,12 +593,12 @@ static rs_status leave_one_out(rs_proj_model *m, rs_arena *arena) {
   if ((m->pairs = rs_arena_alloc(arena, (m->nrows * m->nrows + 1) * sizeof(*m->pairs))) == NULL)
     return RS_NOMEM;
   for (size_t r = 0; r < m->nrows; r++) {
-    memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+    reset_intensity(&s);
     s.skip_row = r;
-    search_intensity(&s, m->rows[r].cal->workload);
+    search_intensity(&s, s.bench[m->rows[r].group]);
     loo_row(m, &s, r, &c);
   }
-  memcpy(s.log_i, m->log_intensity, sizeof(s.log_i));
+  reset_intensity(&s);
   for (size_t d = 0; d < m->ndevices; d++)
     loo_device(m, &s, d, &c);
   spec_errors(m, &s, &c);
@@ -530,8 +623,10 @@ static rs_status keep_fit(rs_proj_model *out, rs_arena *arena, const solve *s) {
   mean = n ? mean / (double)n : 0.0;
   n = 0;
   for (size_t j = 0; j < out->ndevices; j++)
-    if (!isnan(s->eff[j]))
+    if (!isnan(s->eff[j])) {
       out->devices[j].log_eff = tmp[n++] = s->eff[j] - mean;
+      out->devices[j].log_bw_eff = s->bw_eff[j];
+    }
   for (size_t g = 0; g < out->ngroups; g++)
     out->group_scale[g] = s->scale[g] + mean;
   out->prior_log_eff = n ? median_of(tmp, n) : 0.0;
@@ -539,6 +634,27 @@ static rs_status keep_fit(rs_proj_model *out, rs_arena *arena, const solve *s) {
 }
 
 /* ---- the fit ---- */
+
+/* Row i is the first of its benchmark (each benchmark searched once). */
+static bool first_of_bench(const solve *s, size_t i) {
+  for (size_t j = 0; j < i; j++)
+    if (s->bench[s->m->rows[j].group] == s->bench[s->m->rows[i].group])
+      return false;
+  return true;
+}
+
+/* Keeps each benchmark's intensity, and each class's: the mean log over the
+ * class's rows (what a profile of the class is projected at). */
+static rs_status keep_intensity(rs_proj_model *out, rs_arena *arena, const solve *s) {
+  if ((out->bench_log_i = rs_arena_alloc(arena, (s->n + 1) * sizeof(double))) == NULL)
+    return RS_NOMEM;
+  for (size_t i = 0; i < out->nrows; i++)
+    out->bench_log_i[s->bench[out->rows[i].group]] = s->log_i[s->bench[out->rows[i].group]];
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
+    if (out->fitted[w])
+      out->log_intensity[w] = class_intensity(s, (rs_workload)w);
+  return RS_OK;
+}
 
 rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat, bool loo) {
   memset(out, 0, sizeof(*out));
@@ -556,215 +672,10 @@ rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat
       if (out->rows[i].group == out->rows[j].group && out->rows[i].dev != out->rows[j].dev)
         out->fitted[out->rows[i].cal->workload] = true;
   for (int sweep = 0; sweep < 2; sweep++)
-    for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
-      if (out->fitted[w])
-        search_intensity(&s, (rs_workload)w);
-  memcpy(out->log_intensity, s.log_i, sizeof(s.log_i));
+    for (size_t i = 0; i < out->nrows; i++)
+      if (out->fitted[out->rows[i].cal->workload] && first_of_bench(&s, i))
+        search_intensity(&s, s.bench[out->rows[i].group]);
+  if (keep_intensity(out, arena, &s) != RS_OK)
+    return RS_NOMEM;
   return keep_fit(out, arena, &s) != RS_OK ? RS_NOMEM : loo ? leave_one_out(out, arena) : RS_OK;
-}
-
-/* ---- projecting ---- */
-
-static bool llm_stack(const char *framework) {
-  static const char *const names[] = {"vllm",         "tgi",      "text-generation-inference",
-                                      "tensorrt-llm", "trt-llm",  "llama.cpp",
-                                      "sglang",       "lmdeploy", NULL};
-  for (int i = 0; framework && names[i]; i++)
-    if (strncasecmp(framework, names[i], strlen(names[i])) == 0)
-      return true;
-  return false;
-}
-
-rs_workload rs_proj_infer_workload(rs_bound bound, const char *framework) {
-  if (bound == RS_BOUND_MEMORY || llm_stack(framework))
-    return RS_WORKLOAD_LLM_DECODE;
-  return RS_WORKLOAD_UNKNOWN;
-}
-
-/* The intensity (log FLOP/byte) at the profile's precision: the class's,
- * scaled by bytes per value; without a class, by the bound. A stated memory
- * bound wins over the class: the table's rows are offline runs at the
- * largest batch that fits (GPT-J included, which fits as compute-bound),
- * while a deployment that says memory-bound decodes at small batches. */
-static double query_intensity(const rs_proj_model *m, rs_workload w, const rs_proj_query *q) {
-  if (q->bound == RS_BOUND_MEMORY)
-    return LOG_I_LO;
-  if (w != RS_WORKLOAD_UNKNOWN && m->fitted[w])
-    return m->log_intensity[w] + log(rs_precision_bytes(m->precision[w])) -
-           log(rs_precision_bytes(q->precision));
-  if (q->bound == RS_BOUND_COMPUTE)
-    return COMPUTE_BOUND_LOG_I;
-  double sum = 0.0;
-  int n = 0;
-  for (int c = 0; c < RS_WORKLOAD_COUNT; c++)
-    if (m->fitted[c])
-      sum += m->log_intensity[c], n++;
-  return n ? sum / n : 3.0; /* mixed or unknown: between the classes */
-}
-
-static rs_proj_error error_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
-  rs_proj_error e = m->loo[p][w == RS_WORKLOAD_UNKNOWN ? RS_WORKLOAD_COUNT : w];
-  if (e.n == 0 && w != RS_WORKLOAD_UNKNOWN)
-    e = m->loo[p][RS_WORKLOAD_COUNT];
-  return e;
-}
-
-static double band_of(const rs_proj_model *m, rs_proj_path p, rs_workload w) {
-  rs_proj_error e = error_of(m, p, w);
-  return e.n ? e.worst : FALLBACK_BAND;
-}
-
-static double cpu_tflops(const rs_instance *in, rs_precision p) {
-  if (in->category != RS_CATEGORY_CPU)
-    return in->accelerator ? rs_proj_peak(in->accelerator, p) * RS_FIT_CPU_EFFICIENCY : NAN;
-  /* VNNI (AVX-512) and SVE int8 dot products: 4 int8 MACs per FP32 lane */
-  double mult = p == RS_PRECISION_INT8 ? 4.0 : 1.0;
-  return known(in->vcpus * in->cpu_gflops_per_vcpu) * mult / 1000.0;
-}
-
-static double cpu_bandwidth(const rs_instance *in) {
-  if (in->category != RS_CATEGORY_CPU)
-    return in->accelerator ? known(in->accelerator->memory_bw_gbps) : NAN;
-  return known(in->vcpus * in->cpu_memory_gbps_per_vcpu);
-}
-
-/* Throughput (log) of one side under the CPU roofline; NaN without compute. */
-static double cpu_side(const rs_instance *in, double log_i, rs_precision p) {
-  double c = cpu_tflops(in, p), bw = cpu_bandwidth(in);
-  if (isnan(c))
-    return NAN;
-  return isnan(bw) ? log(c) : fmin(log(c), log_i + log(bw / 1000.0));
-}
-
-static void project_cpu(const rs_proj_model *m, const rs_proj_query *q, rs_projection *out) {
-  double log_i = query_intensity(m, out->workload, q);
-  double s = cpu_side(q->source, log_i, q->precision), t = cpu_side(q->target, log_i, q->precision);
-  out->path = RS_PROJ_CPU;
-  out->band = CROSS_FAMILY_BAND;
-  out->cap = RS_CONF_LOW;
-  out->ratio = exp(s - t);
-  if (isnan(s) || isnan(t)) {
-    out->lacking = isnan(s) ? q->source : q->target;
-    out->figure = "compute";
-  }
-}
-
-static double device_eff(const rs_proj_model *m, const rs_accelerator *a, bool *fitted) {
-  size_t d = find_device(m, a);
-  *fitted = d != NONE;
-  return d != NONE ? m->devices[d].log_eff : prior_eff(m, NULL, a);
-}
-
-/* The figure a device lacks for a roofline, or NULL. */
-static const char *lacks(const rs_accelerator *a, rs_precision p) {
-  if (isnan(rs_proj_peak(a, p)))
-    return "compute";
-  return isnan(known(a->memory_bw_gbps)) ? "bandwidth" : NULL;
-}
-
-double rs_proj_roofline_ratio(const rs_proj_model *m, const rs_accelerator *a,
-                              const rs_accelerator *b, rs_workload w, rs_precision p) {
-  rs_proj_query q = {NULL, NULL, w, p, RS_BOUND_UNKNOWN, NULL};
-  double log_i = query_intensity(m, w, &q);
-  bool fa, fb;
-  double ea = device_eff(m, a, &fa), eb = device_eff(m, b, &fb);
-  return exp(ea + log_roof(a, log_i, p) - eb - log_roof(b, log_i, p));
-}
-
-/* The spec path: whatever figures exist, every efficiency 1. */
-static void project_spec(const rs_proj_model *m, const rs_proj_query *q, double log_i,
-                         rs_projection *out) {
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  const char *ls = lacks(s, q->precision), *lt = lacks(t, q->precision);
-  out->path = RS_PROJ_SPEC;
-  out->cap = RS_CONF_LOW;
-  out->band = band_of(m, RS_PROJ_SPEC, out->workload);
-  if (s->family != t->family || s->family != RS_ACCEL_NVIDIA_GPU)
-    out->band = fmax(out->band, CROSS_FAMILY_BAND);
-  if (ls || lt) {
-    out->lacking = lt ? q->target : q->source;
-    out->figure = lt ? lt : ls;
-  }
-  bool both_c = !isnan(rs_proj_peak(s, q->precision)) && !isnan(rs_proj_peak(t, q->precision));
-  bool both_b = !isnan(known(s->memory_bw_gbps)) && !isnan(known(t->memory_bw_gbps));
-  if (both_c && both_b)
-    out->ratio = exp(log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision));
-  else if (both_c)
-    out->ratio = rs_proj_peak(s, q->precision) / rs_proj_peak(t, q->precision);
-  else if (both_b)
-    out->ratio = s->memory_bw_gbps / t->memory_bw_gbps;
-}
-
-/* Both devices measured in the class: their ratio, corrected from the
- * table's precision to the profile's by the roofline. */
-static bool project_measured(const rs_proj_model *m, const rs_proj_query *q, double log_i,
-                             rs_projection *out) {
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  rs_workload w = out->workload;
-  size_t ds = find_device(m, s), dt = find_device(m, t);
-  double meas;
-  if (w == RS_WORKLOAD_UNKNOWN || ds == NONE || dt == NONE ||
-      !measured_log_ratio(m, ds, dt, w, NONE, &meas))
-    return false;
-  rs_precision tp = m->precision[w];
-  double table_i = m->log_intensity[w];
-  double corr = (log_roof(s, log_i, q->precision) - log_roof(t, log_i, q->precision)) -
-                (log_roof(s, table_i, tp) - log_roof(t, table_i, tp));
-  out->ratio = exp(meas + corr);
-  out->path = RS_PROJ_MEASURED;
-  out->band = error_of(m, RS_PROJ_MEASURED, w).n ? band_of(m, RS_PROJ_MEASURED, w)
-                                                 : band_of(m, RS_PROJ_ROOFLINE, w);
-  out->cap = out->band <= HIGH_BAND ? RS_CONF_HIGH : RS_CONF_MEDIUM;
-  return true;
-}
-
-static rs_confidence lower_one(rs_confidence c) { return c > RS_CONF_LOW ? c - 1 : RS_CONF_LOW; }
-
-void rs_proj_project(const rs_proj_model *m, const rs_proj_query *query, rs_projection *out) {
-  rs_proj_query copy = *query, *q = &copy;
-  bool cpu = q->source->category == RS_CATEGORY_CPU || q->target->category == RS_CATEGORY_CPU ||
-             !q->source->accelerator || !q->target->accelerator;
-  /* unstated: fp16 between accelerators; FP32 on both sides of the CPU
-   * path, so both assume the same fraction of the same kind of peak */
-  if ((unsigned)q->precision >= RS_PRECISION_COUNT)
-    q->precision = cpu ? RS_PRECISION_FP32 : RS_PRECISION_FP16;
-  memset(out, 0, sizeof(*out));
-  out->ratio = NAN;
-  out->precision = q->precision;
-  out->workload = q->workload;
-  if (out->workload == RS_WORKLOAD_UNKNOWN) {
-    out->workload = rs_proj_infer_workload(q->bound, q->framework);
-    out->inferred = out->workload != RS_WORKLOAD_UNKNOWN;
-  }
-  if (cpu) {
-    project_cpu(m, q, out);
-    return;
-  }
-  const rs_accelerator *s = q->source->accelerator, *t = q->target->accelerator;
-  if (s == t) {
-    out->ratio = 1.0;
-    out->path = RS_PROJ_SAME;
-    out->band = 0.10;
-    out->cap = RS_CONF_HIGH;
-    return;
-  }
-  double log_i = query_intensity(m, out->workload, q);
-  bool gpus = s->family == RS_ACCEL_NVIDIA_GPU && t->family == RS_ACCEL_NVIDIA_GPU;
-  if (!gpus || m->ndevices == 0 || lacks(s, q->precision) || lacks(t, q->precision)) {
-    project_spec(m, q, log_i, out);
-  } else if (!project_measured(m, q, log_i, out)) {
-    bool fs, ft;
-    double es = device_eff(m, s, &fs), et = device_eff(m, t, &ft);
-    out->ratio = exp(es + log_roof(s, log_i, q->precision) - et - log_roof(t, log_i, q->precision));
-    out->path = fs && ft ? RS_PROJ_ROOFLINE : RS_PROJ_PRIOR;
-    out->band = band_of(m, out->path, out->workload);
-    out->cap = out->band <= 0.35 ? RS_CONF_MEDIUM : RS_CONF_LOW;
-  }
-  if (out->workload == RS_WORKLOAD_UNKNOWN) {
-    rs_proj_error all = error_of(m, out->path, RS_WORKLOAD_UNKNOWN);
-    out->band = fmax(out->band, all.n ? all.worst : FALLBACK_BAND);
-    out->cap = q->bound == RS_BOUND_UNKNOWN ? RS_CONF_LOW : lower_one(out->cap);
-  } else if (out->inferred) {
-    out->cap = lower_one(out->cap);
-  }
 }

@@ -5,10 +5,11 @@
  * class, model and round) is fitted once per run: a roofline time
  * t = max(work / compute, bytes / bandwidth) / efficiency, with one achieved
  * efficiency per device (leaning on its architecture's mean where the data
- * are thin), one scale per benchmark and round (leaning on the benchmark's
- * other rounds by the measured software drift) and one arithmetic intensity
- * per class. A projection
- * then takes, in order: the measured ratio (both devices measured in the
+ * are thin) and one on the bandwidth side (leaning on the compute one),
+ * one scale per benchmark and round (leaning on the benchmark's other rounds
+ * by the measured software drift) and one arithmetic intensity per
+ * benchmark; a class is projected at the mean of its benchmarks'. A
+ * projection then takes, in order: the measured ratio (both devices measured in the
  * class), the fitted roofline, a bare spec ratio (nothing fitted for the
  * family, or a figure missing), or the CPU roofline. Each path's error comes
  * from leave-one-out over the table. */
@@ -51,7 +52,8 @@ typedef struct rs_proj_error {
 /* One device's fitted figures (devices with calibration rows). */
 typedef struct rs_proj_device {
   const rs_accelerator *accel;
-  double log_eff; /* achieved efficiency, log; the mean over devices is 0 */
+  double log_eff;    /* achieved efficiency, log; the mean over devices is 0 */
+  double log_bw_eff; /* on the bandwidth side: achieved bandwidth over log_eff, log */
 } rs_proj_device;
 
 typedef struct rs_proj_row {
@@ -76,8 +78,9 @@ typedef struct rs_proj_model {
   rs_proj_device *devices;
   size_t ndevices;
   size_t ngroups;
-  double *group_scale;                       /* log scale per group */
-  double log_intensity[RS_WORKLOAD_COUNT];   /* FLOP/byte at the class's table precision */
+  double *group_scale;                     /* log scale per group */
+  double log_intensity[RS_WORKLOAD_COUNT]; /* FLOP/byte at the class's table precision */
+  double *bench_log_i; /* per benchmark (the fit's own index): its intensity, log */
   rs_precision precision[RS_WORKLOAD_COUNT]; /* the precision of the class's rows */
   bool fitted[RS_WORKLOAD_COUNT];            /* the class has rows in two devices */
   double prior_log_eff;                      /* median efficiency: a device with no rows */
