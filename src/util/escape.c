@@ -100,3 +100,21 @@ size_t rs_escape_text(char *dst, size_t size, const char *s, size_t n, size_t ca
   dst[out] = '\0';
   return out;
 }
+
+size_t rs_escape_markdown(char *dst, size_t size, const char *s, size_t n) {
+  static const char markup[] = "\\`*_{}[]<>()#+!~&"; /* '|': the table writer escapes it */
+  char plain[512];
+  size_t out = 0, len = rs_escape_text(plain, sizeof(plain), s, n, 0);
+  if (size == 0)
+    return 0;
+  for (size_t i = 0; i < len; i++) {
+    bool mark = strchr(markup, plain[i]) != NULL;
+    if (out + 1 + mark >= size)
+      break;
+    if (mark)
+      dst[out++] = '\\';
+    dst[out++] = plain[i];
+  }
+  dst[out] = '\0';
+  return out;
+}

@@ -22,4 +22,10 @@
  * Returns the length written. */
 size_t rs_escape_text(char *dst, size_t size, const char *s, size_t n, size_t cap);
 
+/* s[0..n) as Markdown text: rs_escape_text (no cap), then every character
+ * that could start markup (\ ` * _ { } [ ] < > ( ) # + ! | ~ &) escaped with
+ * a backslash, so an endpoint name stays text in a table or a heading.
+ * Text past 511 escaped bytes, or past size, is cut. Returns the length. */
+size_t rs_escape_markdown(char *dst, size_t size, const char *s, size_t n);
+
 #endif
