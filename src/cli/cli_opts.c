@@ -137,7 +137,10 @@ static bool store(void *opts, const rs_cli_opt *o, const char *v) {
     *RS_CLI_FIELD(unsigned, opts, o) = (unsigned)k;
     return true;
   case RS_CLI_DURATION:
-    if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &x) != RS_OK || !(x > 0) || x < o->lo)
+    /* Without a bound of its own a duration stays within the physical range
+     * documents have (1e8 s): --timeout 1e300s would overflow a long in ms. */
+    if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &x) != RS_OK || !(x > 0) || x < o->lo ||
+        x > (o->hi > 0 ? o->hi : 1e8))
       return false;
     *RS_CLI_FIELD(double, opts, o) = x;
     return true;
