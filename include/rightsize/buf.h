@@ -54,6 +54,13 @@ rs_status rs_buf_put_csv(rs_buf *buf, const char *s);
 /* Appends a finite double in a fixed, locale-free form with `decimals`
  * digits after the point ("12.240"); trailing zeros are kept so column
  * widths stay stable. Non-finite values print as "null" (JSON) */
+/* Untrusted text (a name, a path, a label) as one line of plain text: the
+ * one escaping rule of docs/cli.md ("Untrusted text"), cut at 1023 bytes. */
+rs_status rs_buf_put_text(rs_buf *buf, const char *s);
+
+/* The same, as Markdown text: markup characters escaped with a backslash. */
+rs_status rs_buf_put_markdown(rs_buf *buf, const char *s);
+
 rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals);
 
 #endif

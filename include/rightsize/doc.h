@@ -58,6 +58,12 @@ rs_status rs_doc_read_file(char **data, size_t *len, rs_arena *arena, const char
 /* Map lookup by key; NULL when absent or when map is not a map. */
 const rs_node *rs_node_get(const rs_node *map, const char *key);
 
+/* The magnitudes a plain number in a document may have (0 aside): far past
+ * any price, size or rate, far inside a double, so sums and projections of
+ * them stay finite (1e308 is an error, not an infinite price). */
+#define RS_DOC_NUMBER_MIN 1e-12
+#define RS_DOC_NUMBER_MAX 1e18
+
 /* Typed accessors. Each returns RS_OK or RS_INVALID with err set at the
  * node's position in path, naming `what` (the key path, "model.max_batch")
  * and what was expected: "model.max_batch: expected an integer, got 'eight'". */
@@ -73,7 +79,8 @@ rs_status rs_node_bool(const rs_node *node, const char *path, const char *what, 
                        rs_error *err);
 
 /* A scalar with a unit, through rs_units_parse: "16GiB", "50ms", or a YAML
- * number when default_unit is not NULL. */
+ * number when default_unit is not NULL; 0 or within the unit's physical
+ * range (1 PiB, 1e8 s, 1e12, 1e6 %, 100 TB/s; from RS_DOC_NUMBER_MIN). */
 rs_status rs_node_units(const rs_node *node, const char *path, const char *what, rs_unit_kind kind,
                         const char *default_unit, double *out, rs_error *err);
 

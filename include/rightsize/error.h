@@ -47,7 +47,10 @@ void rs_error_clear(rs_error *err);
 
 /* Fills err (when err is not NULL and not already set) and returns status.
  * path may be NULL. The message is printf-formatted, lowercase, without a
- * trailing full stop: "expected a number in column 'gpu_util_pct', got 'n/a'". */
+ * trailing full stop: "expected a number in column 'gpu_util_pct', got 'n/a'".
+ * Path and message may quote untrusted text: both are escaped (control bytes
+ * and newlines as \n, \x1b, ...) and cut with "..." where they do not fit, so
+ * an error is always one line of plain text (docs/cli.md, "Untrusted text"). */
 rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t line, size_t col,
                        const char *fmt, ...)
 #if defined(__GNUC__)

@@ -62,6 +62,19 @@ const char *rs_metric_unit(rs_metric m);
 bool rs_metric_per_device(rs_metric m);
 double rs_metric_upper(rs_metric m);
 
+/* The smallest value above 0 any metric takes: below it a value is no
+ * measurement (4.9e-324 is a denormal, not a latency). */
+#define RS_METRIC_MIN_NONZERO 1e-9
+
+/* The largest valid value of m in its canonical unit: its upper bound where
+ * it has one (100 percent), else its unit's physical range (1 PiB of bytes,
+ * 1e9 ms, ...; docs/samples-format.md, "Ranges"). */
+double rs_metric_max(rs_metric m);
+
+/* True when v is 0 or in [RS_METRIC_MIN_NONZERO, rs_metric_max(m)]; false for
+ * negatives, NaN and infinities. */
+bool rs_metric_in_range(rs_metric m, double v);
+
 #define RS_MAX_DEVICES 64 /* GPU indexes 0..63 */
 
 /* One sample row, in canonical units. A metric is present when its bit

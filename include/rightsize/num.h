@@ -8,6 +8,7 @@
 #ifndef RIGHTSIZE_NUM_H
 #define RIGHTSIZE_NUM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,11 +49,25 @@ rs_status rs_units_parse(rs_unit_kind kind, const char *s, size_t n, const char 
  *  - RFC 3339: "2026-11-30T14:05:01Z", "2026-11-30 14:05:01.123+01:00"
  *  - nvidia-smi: "2026/11/30 14:05:01.123" (local time of the logging host;
  *    read as UTC, see docs/samples-format.md)
- * Fields are range-checked (month 1-12, day valid for the month, 23:59:60). */
+ * Fields are range-checked (month 1-12, day valid for the month, 23:59:60),
+ * and so is the instant, after any offset: RS_LIMIT outside
+ * rs_time_in_range (docs/samples-format.md, "Ranges"). */
 rs_status rs_time_parse(const char *s, size_t n, double *out);
 
+/* The instants every reader accepts: 1970-01-01T00:00:00Z up to (not
+ * including) 10000-01-01T00:00:00Z, i.e. through 9999-12-31 UTC. */
+#define RS_TIME_MIN 0.0
+#define RS_TIME_END 253402300800.0
+/* 0000-01-01T00:00:00Z, the earliest instant rs_time_format prints. */
+#define RS_TIME_YEAR0 (-62167219200.0)
+
+/* True when t (epoch seconds) is in [RS_TIME_MIN, RS_TIME_END); false for
+ * NaN and infinities too. */
+bool rs_time_in_range(double t);
+
 /* Formats t (epoch seconds) as RFC 3339 UTC "2026-11-30T14:05:01Z" (fraction
- * dropped) into buf of at least 21 bytes. */
+ * dropped) into buf of at least 21 bytes; "-" for a t before year 0, after
+ * year 9999 or not finite. */
 void rs_time_format(double t, char *buf, size_t size);
 
 /* Days since 1970-01-01 for a proleptic Gregorian civil date. */

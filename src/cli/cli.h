@@ -137,8 +137,14 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
                   const rs_error *finding);
 
-/* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
+/* Writes data to stdout in one go; returns 0, or 5 (with the one line from
+ * rs_cli_output_failed) when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);
+
+/* Standard output failed with errnum: a closed pipe (EPIPE, the reader has
+ * stopped) returns 0 quietly; anything else prints "rightsize: cannot write
+ * the report: REASON" and returns 5 (docs/exit-codes.md). */
+int rs_cli_output_failed(int errnum);
 
 /* ---- options shared by several commands (cli_fit.c) ---- */
 

@@ -1,6 +1,7 @@
 /* The option parser: every command's options are typed declarations
  * (rs_cli_opt), so one parser reads, checks and stores them, one function
  * words a bad value's error, and --help prints them. */
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -136,7 +137,10 @@ static bool store(void *opts, const rs_cli_opt *o, const char *v) {
     *RS_CLI_FIELD(unsigned, opts, o) = (unsigned)k;
     return true;
   case RS_CLI_DURATION:
-    if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &x) != RS_OK || !(x > 0) || x < o->lo)
+    /* Without a bound of its own a duration stays within the physical range
+     * documents have (1e8 s): --timeout 1e300s would overflow a long in ms. */
+    if (rs_units_parse(RS_UNIT_SECONDS, v, strlen(v), NULL, &x) != RS_OK || !(x > 0) || x < o->lo ||
+        x > (o->hi > 0 ? o->hi : 1e8))
       return false;
     *RS_CLI_FIELD(double, opts, o) = x;
     return true;
@@ -264,18 +268,29 @@ int rs_cli_fail(const rs_error *err) {
 }
 
 int rs_cli_usage_error(const char *cmd, const char *msg) {
+  rs_error e; /* msg may quote an argument: the error layer escapes it */
+  rs_error_clear(&e);
+  rs_error_set(&e, RS_USAGE, NULL, 0, 0, "%s", msg);
   if (cmd)
-    fprintf(stderr, "rightsize: %s (see 'rightsize %s --help')\n", msg, cmd);
+    fprintf(stderr, "rightsize: %s (see 'rightsize %s --help')\n", e.msg, cmd);
   else
-    fprintf(stderr, "rightsize: %s (see 'rightsize --help')\n", msg);
+    fprintf(stderr, "rightsize: %s (see 'rightsize --help')\n", e.msg);
   return rs_status_exit_code(RS_USAGE);
 }
 
+int rs_cli_output_failed(int errnum) {
+  clearerr(stdout);
+  if (errnum == EPIPE)
+    return 0; /* the reader stopped reading (`| head -1`): it has what it wanted */
+  fprintf(stderr, "rightsize: cannot write the report: %s\n",
+          errnum ? strerror(errnum) : "write error");
+  return rs_status_exit_code(RS_INTERNAL);
+}
+
 int rs_cli_write_stdout(const char *data, size_t len) {
-  if (len && fwrite(data, 1, len, stdout) != len)
-    return rs_status_exit_code(RS_INTERNAL);
-  if (fflush(stdout) != 0)
-    return rs_status_exit_code(RS_INTERNAL);
+  errno = 0;
+  if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0)
+    return rs_cli_output_failed(errno);
   return 0;
 }
 

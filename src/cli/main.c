@@ -1,8 +1,12 @@
 /* rightsize: the command table and dispatch. Each command lives in its own
  * cmd_<verb>.c and exports one rs_cli_command. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "rightsize/catalog.h"
@@ -56,7 +60,30 @@ static int print_version(void) {
   return rc;
 }
 
-int main(int argc, char **argv) {
+/* A standard stream started closed (`>&-`) is held by /dev/null opened the
+ * wrong way round: a file opened later cannot land on it (a report written
+ * into a profile, an error into a samples file), and writing the report
+ * still fails, so it ends as "cannot write the report". */
+static void hold_closed_streams(void) {
+  for (int fd = 0; fd <= 2; fd++) {
+    if (fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+      continue;
+    int got = open("/dev/null", fd == 0 ? O_WRONLY : O_RDONLY);
+    if (got >= 0 && got != fd)
+      close(got); /* a lower one was free after all: leave this one closed */
+  }
+}
+
+/* Output that did not go through rs_cli_write_stdout (help, the version,
+ * fetch's summary line) is checked once at the end. */
+static int check_stdout(int rc) {
+  errno = 0;
+  if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout)))
+    return rs_cli_output_failed(errno);
+  return rc;
+}
+
+static int dispatch(int argc, char **argv) {
   const rs_cli_command *cmd;
   char msg[256];
   if (argc < 2) {
@@ -76,4 +103,12 @@ int main(int argc, char **argv) {
     return rs_cli_usage_error(NULL, msg);
   }
   return run_command(cmd, argc - 2, argv + 2);
+}
+
+int main(int argc, char **argv) {
+  /* A closed pipe is an EPIPE write error, handled where the report is
+   * written, rather than a silent death by SIGPIPE (exit 141). */
+  signal(SIGPIPE, SIG_IGN);
+  hold_closed_streams();
+  return check_stdout(dispatch(argc, argv));
 }

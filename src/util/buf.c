@@ -1,5 +1,7 @@
 #include "rightsize/buf.h"
 
+#include "escape.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -162,6 +164,18 @@ rs_status rs_buf_put_json_string(rs_buf *buf, const char *s) {
     p += n;
   }
   return rs_buf_putc(buf, '"');
+}
+
+rs_status rs_buf_put_text(rs_buf *buf, const char *s) {
+  char text[1024];
+  size_t n = rs_escape_text(text, sizeof(text), s, strlen(s), 0);
+  return rs_buf_append(buf, text, n);
+}
+
+rs_status rs_buf_put_markdown(rs_buf *buf, const char *s) {
+  char text[1024];
+  size_t n = rs_escape_markdown(text, sizeof(text), s, strlen(s));
+  return rs_buf_append(buf, text, n);
 }
 
 rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {

@@ -1,5 +1,7 @@
 #include "rightsize/error.h"
 
+#include "escape.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -29,10 +31,16 @@ rs_status rs_error_set(rs_error *err, rs_status status, const char *path, size_t
   err->status = status;
   err->line = line;
   err->col = col;
-  snprintf(err->path, sizeof(err->path), "%s", path ? path : "");
+  /* Paths and messages quote untrusted text: both go through the one
+   * escaping rule, so an error stays one line of plain text. */
+  char text[RS_ERROR_MSG_MAX * 2];
+  rs_escape_text(err->path, sizeof(err->path), path ? path : "", path ? strlen(path) : 0, 0);
   va_start(ap, fmt);
-  vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+  int len = vsnprintf(text, sizeof(text), fmt, ap);
   va_end(ap);
+  size_t n = len < 0 ? 0 : strlen(text);
+  /* A message cut by vsnprintf still ends in "...": a cap below n says so. */
+  rs_escape_text(err->msg, sizeof(err->msg), text, n, len >= (int)sizeof(text) ? n - 1 : 0);
   return status;
 }
 

@@ -85,7 +85,7 @@ rs_status rs_num_parse_double(const char *s, size_t n, double *out) {
     return RS_INVALID;
   if ((st = scale(&d, &v)) != RS_OK)
     return st;
-  *out = neg ? -v : v;
+  *out = neg && v != 0.0 ? -v : v; /* "-0" is 0: no "-0%" in a report */
   return RS_OK;
 }
 
@@ -293,8 +293,12 @@ static rs_status parse_calendar(const char *s, size_t n, double *out) {
   if (i != n || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 || mi > 59 ||
       sec > 60)
     return RS_INVALID;
-  *out = (double)(rs_time_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset) +
-         frac;
+  double t =
+      (double)(rs_time_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset) +
+      frac;
+  if (!rs_time_in_range(t))
+    return RS_LIMIT; /* an offset pushed 9999-12-31 into 10000 or 1970-01-01 into 1969 */
+  *out = t;
   return RS_OK;
 }
 
@@ -308,15 +312,21 @@ rs_status rs_time_parse(const char *s, size_t n, double *out) {
     i++;
   if (i == 0 || (i < n && !fraction(s, n, &i, &v)) || i != n)
     return RS_INVALID;
-  if (rs_num_parse_double(s, n, &v) != RS_OK || v < 0 || v > 253402300799.0)
-    return RS_INVALID; /* unix seconds up to 9999-12-31 */
+  if (rs_num_parse_double(s, n, &v) != RS_OK)
+    return RS_INVALID;
+  if (!rs_time_in_range(v))
+    return RS_LIMIT;
   *out = v;
   return RS_OK;
 }
 
+bool rs_time_in_range(double t) { return t >= RS_TIME_MIN && t < RS_TIME_END; }
+
 void rs_time_format(double t, char *buf, size_t size) {
   int64_t secs, days, rem;
-  if (!isfinite(t)) {
+  /* Only years 0000-9999 print as RFC 3339; the bounds also keep the
+   * conversion to int64_t defined (a double past its range is undefined). */
+  if (!(t >= RS_TIME_YEAR0 && t < RS_TIME_END)) {
     snprintf(buf, size, "-");
     return;
   }

@@ -218,10 +218,25 @@ static void test_arena_strndup(void **state) {
   rs_arena_release(&small);
 }
 
+/* Names from the input in a report: one line of plain text, or Markdown
+ * text whose markup is escaped ('|' is left to the table writer). */
+static void test_put_text_and_markdown(void **state) {
+  rs_buf b;
+  (void)state;
+  rs_buf_init(&b, 0);
+  rs_buf_put_text(&b, "a\n::error::x \x1b[2J\tcaf\xc3\xa9 \xff");
+  assert_string_equal(b.data, "a\\n::error::x \\x1b[2J\\tcaf\xc3\xa9 \\xff");
+  rs_buf_reset(&b);
+  rs_buf_put_markdown(&b, "*bold* _x_ [l](u) <b> `c` # | \\");
+  assert_string_equal(b.data, "\\*bold\\* \\_x\\_ \\[l\\]\\(u\\) \\<b\\> \\`c\\` \\# | \\\\");
+  rs_buf_release(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_append_and_reset, buf_setup, buf_teardown),
       cmocka_unit_test_setup_teardown(test_printf_growth, buf_setup, buf_teardown),
+      cmocka_unit_test(test_put_text_and_markdown),
       cmocka_unit_test(test_cap),
       cmocka_unit_test_setup_teardown(test_json_string, buf_setup, buf_teardown),
       cmocka_unit_test_setup_teardown(test_put_fixed, buf_setup, buf_teardown),

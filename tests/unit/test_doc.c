@@ -221,7 +221,12 @@ static void test_load_files(void **state) {
   assert_string_equal(rs_node_get(doc.root, "endpoint")->text, "tiny");
   /* The extension picks JSON even for text YAML would accept. */
   assert_int_equal(load_text(state, ".json", "a: 1\n", &doc, &err), RS_SYNTAX);
-  check_err(&err, RS_SYNTAX, 1, 1, "invalid JSON at 'a: 1'");
+  /* Text that does not even start like JSON is named, never quoted (it
+   * may be a token file given by mistake). */
+  check_err(&err, RS_SYNTAX, 1, 1, "a text file that is not JSON (it does not start with '{'");
+  assert_null(strstr(err.msg, "a: 1"));
+  assert_int_equal(load_text(state, ".json", "{\"a\": 1,\n oops}", &doc, &err), RS_SYNTAX);
+  check_err(&err, RS_SYNTAX, 2, 3, "invalid JSON at 'ops}'");
   /* So does a first non-blank '{' or '[' under any name. */
   assert_int_equal(load_text(state, ".yaml", "\n  {\"a\": 1} {}", &doc, &err), RS_SYNTAX);
   check_err(&err, RS_SYNTAX, 2, 12, "trailing characters after the JSON value");

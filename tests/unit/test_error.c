@@ -58,12 +58,42 @@ static void test_exit_codes_distinct(void **state) {
   assert_string_equal(rs_status_name((rs_status)999), "UNKNOWN");
 }
 
+/* Untrusted text in a message stays one line: a newline cannot forge a
+ * second "rightsize:" line or a GitHub "::error::" command, ESC reaches no
+ * terminal, invalid UTF-8 and C1 controls are shown as bytes. */
+static void test_message_escaped(void **state) {
+  rs_error err;
+  char buf[RS_ERROR_PATH_MAX + RS_ERROR_MSG_MAX + 8];
+  (void)state;
+  rs_error_clear(&err);
+  rs_error_set(&err, RS_INVALID, "a\nb.csv", 2, 3, "got '%s'",
+               "x\n::error::owned\r\t\x1b[31m\x7f\xff\xc2\x9b caf\xc3\xa9");
+  assert_string_equal(rs_error_format(&err, buf, sizeof(buf)),
+                      "a\\nb.csv:2:3: got 'x\\n::error::owned\\r\\t\\x1b[31m\\x7f\\xff\\xc2\\x9b "
+                      "caf\xc3\xa9'");
+  assert_null(strchr(buf, '\n'));
+}
+
+/* A message longer than the room is cut with "...", never mid-escape. */
+static void test_message_capped(void **state) {
+  rs_error err;
+  char big[4000];
+  (void)state;
+  memset(big, '\n', sizeof(big) - 1);
+  big[sizeof(big) - 1] = '\0';
+  rs_error_clear(&err);
+  rs_error_set(&err, RS_INVALID, NULL, 0, 0, "got '%s'", big);
+  size_t n = strlen(err.msg);
+  assert_true(n < sizeof(err.msg));
+  assert_string_equal(err.msg + n - 3, "...");
+  assert_memory_equal(err.msg + n - 5, "\\n", 2); /* whole escapes only */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_format_with_position),
-      cmocka_unit_test(test_first_error_wins),
-      cmocka_unit_test(test_format_without_position),
-      cmocka_unit_test(test_exit_codes_distinct),
+      cmocka_unit_test(test_format_with_position),    cmocka_unit_test(test_first_error_wins),
+      cmocka_unit_test(test_format_without_position), cmocka_unit_test(test_exit_codes_distinct),
+      cmocka_unit_test(test_message_escaped),         cmocka_unit_test(test_message_capped),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include "rightsize/fetch.h"
 #include "rightsize/http.h"
 #include "rightsize/ingest.h"
+#include "rightsize/num.h"
 
 #define MAX_SCRIPT 16
 #define MAX_URLS 64
@@ -220,6 +221,52 @@ static void test_error_payload_and_empty(void **state) {
   rs_buf_release(&csv);
 }
 
+/* A server that echoes the bearer token in its error text: the token is
+ * masked before the error quotes the answer. */
+static void test_error_text_token_masked(void **state) {
+  static setup s;
+  answer bad[] = {{RS_OK, 400,
+                   "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"token "
+                   "tok-XYZ123 (Bearer tok-XYZ123) refused\"}"}};
+  rs_buf csv;
+  rs_fetch_result res;
+  rs_error err;
+  (void)state;
+  rs_buf_init(&csv, 0);
+  init(&s, bad, 1);
+  s.o.http.authorization = "Bearer tok-XYZ123";
+  assert_int_equal(run(&s, &csv, &res, &err), RS_INVALID);
+  assert_null(strstr(err.msg, "XYZ"));
+  assert_string_equal(err.msg,
+                      "the query failed: bad_data: token ********** (*****************) refused");
+  rs_buf_release(&csv);
+}
+
+/* The CSV timestamps are unix seconds the native reader takes (never %g's
+ * exponent), and a time it would refuse is not written. */
+static void test_csv_timestamps(void **state) {
+  rs_buf csv;
+  rs_sample smp;
+  rs_error err;
+  double back;
+  (void)state;
+  rs_buf_init(&csv, 0);
+  memset(&smp, 0, sizeof(smp));
+  smp.gpu = -1;
+  smp.t = 1796047501.25;
+  rs_error_clear(&err);
+  assert_int_equal(rs_fetch_csv_sink(&csv, &smp, &err), RS_OK);
+  smp.t = 1796047560.0;
+  assert_int_equal(rs_fetch_csv_sink(&csv, &smp, &err), RS_OK);
+  assert_non_null(strstr(csv.data, "\n1796047501.25,,"));
+  assert_non_null(strstr(csv.data, "\n1796047560,,"));
+  assert_int_equal(rs_time_parse("1796047501.25", 13, &back), RS_OK);
+  smp.t = 1e300;
+  assert_int_equal(rs_fetch_csv_sink(&csv, &smp, &err), RS_INTERNAL);
+  assert_null(strstr(csv.data, "e+"));
+  rs_buf_release(&csv);
+}
+
 static rs_status count(void *ctx, const rs_sample *smp, rs_error *err) {
   (void)smp;
   (void)err;
@@ -313,6 +360,8 @@ int main(void) {
       cmocka_unit_test(test_http_gives_up_on_500),
       cmocka_unit_test(test_http_no_retry_on_404_or_timeout),
       cmocka_unit_test(test_truncated_and_oversized_bodies),
+      cmocka_unit_test(test_error_text_token_masked),
+      cmocka_unit_test(test_csv_timestamps),
       cmocka_unit_test(test_error_payload_and_empty),
       cmocka_unit_test(test_queries_and_merge),
       cmocka_unit_test(test_long_range_is_chunked),

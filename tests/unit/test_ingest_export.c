@@ -298,7 +298,8 @@ static const bad_case bad_cases[] = {
     {CW("{\"Label\":\"GPUMemoryUtilization\",\"Timestamps\":[],\"Values\":[]}"), RS_FORMAT_AUTO,
      RS_INVALID, 1, 0, "set gpu_mem_total in a mapping file"},
     {CW("{\"Label\":\"CPUUtilization\",\"Timestamps\":[\"yesterday\"],\"Values\":[1]}"),
-     RS_FORMAT_AUTO, RS_INVALID, 1, 0, "expected an RFC 3339 timestamp in 'CPUUtilization'"},
+     RS_FORMAT_AUTO, RS_INVALID, 1, 0,
+     "expected an RFC 3339 timestamp from 1970-01-01 to 9999-12-31 UTC in 'CPUUtilization'"},
     {CW("{\"Label\":\"CPUUtilization\",\"Timestamps\":[\"2026-11-30T14:01:00Z\"],\"Values\":[\"1\"]"
         "}"),
      RS_FORMAT_AUTO, RS_INVALID, 1, 0, "expected a number in the values of 'CPUUtilization'"},

@@ -27,7 +27,8 @@ static void expect_double_status(const char *s, rs_status want) {
 static void test_double_exact(void **state) {
   (void)state;
   expect_double("0", 0.0);
-  expect_double("-0", -0.0);
+  expect_double("-0", 0.0); /* -0 is 0: no "-0%" in a report */
+  expect_double("-0.000", 0.0);
   expect_double("+0.0", 0.0);
   expect_double("0.1", 0.1);
   expect_double("0.3", 0.3);
@@ -246,7 +247,36 @@ static void test_time_parse(void **state) {
   expect_time("2028-02-29T00:00:00Z", 1835395200.0); /* leap day */
   expect_time("2000-02-29T00:00:00Z", 951782400.0);  /* divisible by 400 */
   expect_time("2026-12-31T23:59:60Z", 1798761600.0); /* leap second */
-  expect_time("1969-12-31T23:59:59Z", -1.0);
+  expect_time("9999-12-31T23:59:59.5Z", 253402300799.5);
+  expect_time("9999-12-31T23:30:00+01:00", 253402295400.0);
+  expect_time("1970-01-01T01:00:00+01:00", 0.0);
+  expect_time("253402300799", 253402300799.0);
+}
+
+/* One range for every reader: 1970-01-01 to 9999-12-31 UTC, after the
+ * offset is applied (docs/samples-format.md, "Ranges"). */
+static void test_time_range(void **state) {
+  static const char *out_of_range[] = {
+      "1969-12-31T23:59:59Z",
+      "9999-12-31T23:30:00-01:00",
+      "0000-01-01T00:00:00+01:00",
+      "1970-01-01T00:30:00+01:00",
+      "253402300800",
+      "9999-12-31T23:59:60Z",
+  };
+  (void)state;
+  for (size_t i = 0; i < sizeof(out_of_range) / sizeof(out_of_range[0]); i++) {
+    double v = 42.0;
+    const char *s = out_of_range[i];
+    if (rs_time_parse(s, strlen(s), &v) != RS_LIMIT || v != 42.0)
+      fail_msg("'%s' accepted or not RS_LIMIT", s);
+  }
+  assert_true(rs_time_in_range(0.0));
+  assert_true(rs_time_in_range(253402300799.999));
+  assert_false(rs_time_in_range(253402300800.0));
+  assert_false(rs_time_in_range(-0.001));
+  assert_false(rs_time_in_range(NAN));
+  assert_false(rs_time_in_range(INFINITY));
 }
 
 static void test_time_rejects(void **state) {
@@ -304,8 +334,18 @@ static void test_time_format(void **state) {
   assert_string_equal(buf, "1969-12-31T23:59:59Z");
   rs_time_format(253402300799.0, buf, 21);
   assert_string_equal(buf, "9999-12-31T23:59:59Z");
+  rs_time_format(RS_TIME_YEAR0, buf, 21);
+  assert_string_equal(buf, "0000-01-01T00:00:00Z");
+  /* Past the years it prints, and where int64_t conversion would be
+   * undefined (1e300 printed year 292277026596 before): "-". */
+  static const double outside[] = {1e300,   -1e300, 253402300800.0, RS_TIME_YEAR0 - 1, 9.3e18,
+                                   -9.3e18, NAN,    INFINITY,       -INFINITY};
+  for (size_t i = 0; i < sizeof(outside) / sizeof(outside[0]); i++) {
+    rs_time_format(outside[i], buf, sizeof(buf));
+    assert_string_equal(buf, "-");
+  }
   /* Round trip over many days, including leap days. */
-  for (double t = -86400.0 * 800; t < 86400.0 * 40000; t += 86400.0 * 13 + 3607.0) {
+  for (double t = 0.0; t < 86400.0 * 40000; t += 86400.0 * 13 + 3607.0) {
     double back = 0;
     rs_time_format(t, buf, sizeof(buf));
     assert_int_equal(rs_time_parse(buf, strlen(buf), &back), RS_OK);
@@ -328,12 +368,13 @@ static void test_days_from_civil(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_double_exact),   cmocka_unit_test(test_double_long_mantissa),
-      cmocka_unit_test(test_double_rejects), cmocka_unit_test(test_double_not_nul_terminated),
-      cmocka_unit_test(test_int64),          cmocka_unit_test(test_units_bytes),
-      cmocka_unit_test(test_units_seconds),  cmocka_unit_test(test_units_count_percent_bitrate),
-      cmocka_unit_test(test_time_parse),     cmocka_unit_test(test_time_rejects),
-      cmocka_unit_test(test_time_format),    cmocka_unit_test(test_days_from_civil),
+      cmocka_unit_test(test_double_exact),    cmocka_unit_test(test_double_long_mantissa),
+      cmocka_unit_test(test_double_rejects),  cmocka_unit_test(test_double_not_nul_terminated),
+      cmocka_unit_test(test_int64),           cmocka_unit_test(test_units_bytes),
+      cmocka_unit_test(test_units_seconds),   cmocka_unit_test(test_units_count_percent_bitrate),
+      cmocka_unit_test(test_time_parse),      cmocka_unit_test(test_time_rejects),
+      cmocka_unit_test(test_time_range),      cmocka_unit_test(test_time_format),
+      cmocka_unit_test(test_days_from_civil),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -264,9 +264,21 @@ static rs_status set_metric(rs_sample *s, const rs_column *c, const cell *cl, rs
       snprintf(what, sizeof(what), "a value <= %g", upper);
     return cell_fail(err, cl, what);
   }
+  if (!rs_metric_in_range(c->metric, v)) {
+    char what[96];
+    rs_ingest_range_text(what, sizeof(what), c->metric, c->scale);
+    return cell_fail(err, cl, what);
+  }
   s->v[c->metric] = v;
   s->present |= 1u << c->metric;
   return RS_OK;
+}
+
+void rs_ingest_range_text(char *buf, size_t size, rs_metric m, double scale) {
+  /* In the unit the file writes: a MiB column's bound in MiB. */
+  double unit = scale > 0 ? scale : 1.0;
+  snprintf(buf, size, "0 or a value from %.3g to %.10g", RS_METRIC_MIN_NONZERO / unit,
+           rs_metric_max(m) / unit);
 }
 
 static rs_status set_gpu(rs_sample *s, const cell *cl, rs_error *err) {
@@ -290,7 +302,10 @@ rs_status rs_ingest_set_cell(rs_sample *s, const rs_column *c, const char *colna
     if (cl.len == 0)
       return rs_error_set(err, RS_INVALID, path, line, col,
                           "expected a timestamp in column '%s', got an empty cell", colname);
-    if (rs_time_parse(cl.text, cl.len, &s->t) != RS_OK)
+    rs_status st = rs_time_parse(cl.text, cl.len, &s->t);
+    if (st == RS_LIMIT)
+      return cell_fail(err, &cl, RS_INGEST_TIME_RANGE);
+    if (st != RS_OK)
       return cell_fail(err, &cl, "a timestamp (unix seconds, RFC 3339 or YYYY/MM/DD HH:MM:SS)");
     return RS_OK;
   }
@@ -430,10 +445,27 @@ static rs_sample_format detect(const rs_csv_field *f, size_t n) {
   return RS_FORMAT_NATIVE;
 }
 
+/* A control byte in the first record (a NUL, an ESC, ...): the file is not
+ * text. Said as such and never quoted: /proc/self/environ or a key file
+ * given as samples must not reach a CI log. */
+static rs_status check_text(const run *r, const rs_csv_field *f, size_t n, rs_error *err) {
+  for (size_t i = 0; i < n; i++)
+    for (size_t k = 0; k < f[i].len; k++) {
+      unsigned char ch = (unsigned char)f[i].text[k];
+      if ((ch < 0x20 && ch != '\t' && ch != '\r' && ch != '\n') || ch == 0x7f)
+        return rs_error_set(err, RS_INVALID, r->path, 0, 0,
+                            "not a CSV: binary data (control bytes in the first line), expected "
+                            "a samples CSV (see docs/samples-format.md)");
+    }
+  return RS_OK;
+}
+
 /* Reads the first record and builds the layout from it. */
 static rs_status start(run *r, rs_arena *arena, rs_sample_format format, const rs_csv_field *f,
                        size_t n, rs_error *err) {
-  rs_status st = check_delimiter(r, f, n, err);
+  rs_status st = check_text(r, f, n, err);
+  if (st == RS_OK)
+    st = check_delimiter(r, f, n, err);
   if (st != RS_OK)
     return st;
   r->res.format = format == RS_FORMAT_AUTO ? detect(f, n) : format;

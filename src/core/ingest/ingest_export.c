@@ -235,6 +235,14 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
                       err);
   if (p.v > upper && upper > 0)
     p.v = upper;
+  if (!rs_metric_in_range(rule->metric, p.v)) {
+    char what[96];
+    rs_ingest_range_text(what, sizeof(what), rule->metric, rule->scale);
+    return value_fail(x, key, what, text, len, line, col, err);
+  }
+  if (!rs_time_in_range(t)) /* the readers check their timestamps; this is the backstop */
+    return rs_error_set(err, RS_INVALID, x->path, line, col, "expected %s in series '%s'",
+                        RS_INGEST_TIME_RANGE, key);
   return push(x, &p, err);
 }
 

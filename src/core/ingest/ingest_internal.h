@@ -26,6 +26,14 @@ typedef struct rs_ingest_layout {
 /* The longest value text quoted back in an error message. */
 #define RS_INGEST_QUOTE_MAX 64
 
+/* What a timestamp out of range is expected to be, for messages. */
+#define RS_INGEST_TIME_RANGE "a timestamp from 1970-01-01 to 9999-12-31 UTC"
+
+/* What a value of metric m out of its physical range (rs_metric_in_range)
+ * is expected to be, in the unit of the file (canonical value = number x
+ * scale): "0 or a value from 1e-09 to 1.07374e+09" (MiB). */
+void rs_ingest_range_text(char *buf, size_t size, rs_metric m, double scale);
+
 /* Trims spaces and tabs from both ends of s[0..*len), returns the new start. */
 const char *rs_ingest_trim(const char *s, size_t *len);
 

@@ -47,10 +47,11 @@ static rs_status prom_point(rs_export *x, const rs_series_rule *rule, const char
                         "expected a point [unix_seconds, \"value\"] in series '%s'", key);
   ts = pt->items[0];
   v = pt->items[1];
-  if (rs_num_parse_double(ts->text, ts->len, &t) != RS_OK || t < 0)
+  if (rs_num_parse_double(ts->text, ts->len, &t) != RS_OK || !rs_time_in_range(t))
     return rs_error_set(err, RS_INVALID, x->path, ts->line, ts->col,
-                        "expected a timestamp in unix seconds in series '%s', got '%.*s'", key,
-                        (int)(ts->len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : ts->len),
+                        "expected a timestamp in unix seconds from 1970-01-01 to 9999-12-31 UTC "
+                        "in series '%s', got '%.*s'",
+                        key, (int)(ts->len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : ts->len),
                         ts->text);
   return rs_export_add(x, rule, key, gpu, t, v->text, v->len, v->line, v->col, err);
 }
@@ -148,7 +149,9 @@ static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
     double when;
     if (t->kind != RS_NODE_SCALAR || rs_time_parse(t->text, t->len, &when) != RS_OK)
       return rs_error_set(err, RS_INVALID, x->path, t->line, t->col,
-                          "expected an RFC 3339 timestamp in '%s'", label->text);
+                          "expected an RFC 3339 timestamp from 1970-01-01 to 9999-12-31 UTC in "
+                          "'%s'",
+                          label->text);
     if (v->kind != RS_NODE_SCALAR || v->quoted)
       return rs_error_set(err, RS_INVALID, x->path, v->line, v->col,
                           "expected a number in the values of '%s'", label->text);

@@ -69,9 +69,35 @@ static rs_status unknown_column(const rs_csv_field *f, const char *name, size_t 
                       shown, name, hint);
 }
 
+/* True when the first line is a header: some field is a documented column
+ * (or an x_ column), or the first field is a number or a time (a data row:
+ * its own message says the header is missing). */
+static bool looks_like_header(const rs_csv_field *fields, size_t n) {
+  double v;
+  size_t len = fields[0].len;
+  const char *first = rs_ingest_trim(fields[0].text, &len);
+  if (rs_num_parse_double(first, len, &v) == RS_OK || rs_time_parse(first, len, &v) == RS_OK)
+    return true;
+  for (size_t i = 0; i < n; i++) {
+    rs_column c;
+    len = fields[i].len;
+    const char *name = rs_ingest_trim(fields[i].text, &len);
+    if (rs_column_from_name(&c, name, len) == RS_OK)
+      return true;
+  }
+  return false;
+}
+
 rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
                                   const rs_csv_field *fields, size_t n, const char *path,
                                   rs_error *err) {
+  /* Not a samples file at all (a token, a config, a README): name what it
+   * is, never quote it, since its first line may be a secret. */
+  if (!looks_like_header(fields, n))
+    return rs_error_set(err, RS_INVALID, path, 1, 1,
+                        "a text file whose first line is not a CSV header (it names no "
+                        "documented column), expected a samples CSV such as "
+                        "'timestamp,gpu_util_pct' (see docs/samples-format.md)");
   rs_status st = rs_ingest_layout_alloc(out, arena, n, err);
   if (st != RS_OK)
     return st;

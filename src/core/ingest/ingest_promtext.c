@@ -169,8 +169,11 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
                 err);
   if (l->p < l->end)
     return fail(l, l->p, "expected the end of the line after the timestamp", err);
-  if (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || ms < 0)
-    return fail(l, ts, "expected a timestamp in milliseconds since the epoch", err);
+  if (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || !rs_time_in_range((double)ms / 1000.0))
+    return fail(l, ts,
+                "expected a timestamp in milliseconds since the epoch, from 1970-01-01 to "
+                "9999-12-31 UTC",
+                err);
   key = lb.rs_metric ? intern(r->x, lb.rs_metric, lb.rs_metric_len, r->seen, &r->nseen, MAX_KEYS)
                      : intern(r->x, name, nlen, r->seen, &r->nseen, MAX_KEYS);
   if (key == NULL)

@@ -190,6 +190,9 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
     return false;
   }
   unsigned k = 1;
+  /* Whole devices, converted once and clamped first: a --catalog count up
+   * to the document range (1e18) past UINT_MAX would be undefined. */
+  unsigned whole = count >= 1e6 ? 1000000u : count >= 1 ? (unsigned)count : 0u;
   if (d->mem_unknown && d->mem_need_head > dev) {
     reject(c, RS_CONSTRAINT_MEMORY,
            rs_fit_printf(ctx,
@@ -201,9 +204,9 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
   }
   if (d->mem_need_head > dev) {
     bool shard = ctx->profile->model.shardable && count >= 2;
-    while (shard && k <= (unsigned)count && (double)k * dev < d->mem_need_head)
+    while (shard && k <= whole && (double)k * dev < d->mem_need_head)
       k *= 2;
-    if (!shard || k > (unsigned)count || (unsigned)count % k != 0) {
+    if (!shard || k > whole || whole % k != 0) {
       double total = count >= 1 ? dev * count : dev;
       const char *why =
           !shard && count >= 2 && d->mem_need_head <= total
@@ -222,7 +225,7 @@ static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pla
     }
   }
   c->devices_per_server = k;
-  c->servers_per_replica = count < 1 ? 1 : (unsigned)(count / k);
+  c->servers_per_replica = count < 1 ? 1 : whole / k;
   c->mem_capacity = dev * k;
   c->mem_free = 1.0 - d->mem_need / c->mem_capacity;
   c->host_mem_need = host_need * (1.0 + ctx->o->headroom);

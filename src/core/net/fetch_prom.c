@@ -2,10 +2,12 @@
  * merged into rows like a query_range file (include/rightsize/fetch.h). */
 #include "rightsize/fetch.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "rightsize/num.h"
 
 /* Prometheus refuses more than 11,000 points per series in one query. */
 #define MAX_STEPS_PER_QUERY 10000.0
@@ -131,6 +133,23 @@ static bool is_error_payload(const rs_buf *body) {
   return body->len > 0 && body->data[0] == '{' && strstr(body->data, "\"error\"") != NULL;
 }
 
+/* Overwrites every copy of the credential in a server's answer with '*'s
+ * (same length: positions in the answer still hold), so an error text that
+ * echoes the token never reaches a CI log. Both the whole Authorization
+ * value and the secret after its scheme ("Bearer ") are looked for. */
+static void redact(rs_buf *body, const char *authorization) {
+  const char *secret = authorization ? strchr(authorization, ' ') : NULL;
+  const char *forms[2] = {authorization, secret ? secret + 1 : NULL};
+  for (size_t f = 0; f < 2; f++) {
+    size_t n = forms[f] ? strlen(forms[f]) : 0;
+    if (n < 4)
+      continue; /* too short to be a credential; masking it would mangle the answer */
+    for (size_t i = 0; i + n <= body->len; i++)
+      if (memcmp(body->data + i, forms[f], n) == 0)
+        memset(body->data + i, '*', n);
+  }
+}
+
 /* Runs one query over [start, end] and reads the answer into x. */
 static rs_status one_query(rs_export *x, const rs_fetch_prom_options *o, rs_transport *t,
                            const query *q, double start, double end, rs_fetch_result *res,
@@ -152,6 +171,8 @@ static rs_status one_query(rs_export *x, const rs_fetch_prom_options *o, rs_tran
     st = rs_arena_error(x->arena, err, NULL, "reading the answer");
   if (st == RS_OK)
     res->requests++;
+  if (st == RS_OK)
+    redact(&body, req.authorization);
   /* Prometheus explains 400 (bad_data) and 422 (execution) in a JSON body. */
   if (st == RS_OK && status != 200 &&
       !((status == 400 || status == 422) && is_error_payload(&body)))
@@ -241,8 +262,29 @@ static const char *unit_suffix(const char *unit) {
   return "";
 }
 
+/* Unix seconds with the milliseconds Prometheus keeps, in the one form the
+ * native reader takes (digits, a point, digits: never %g's exponent), and
+ * read back with that reader's parser before it is written. */
+static rs_status put_timestamp(rs_buf *out, double t, rs_error *err) {
+  char text[40];
+  double back;
+  int n = rs_time_in_range(t) ? snprintf(text, sizeof(text), "%.3f", t) : 0;
+  while (n > 0 && text[n - 1] == '0')
+    text[--n] = '\0';
+  if (n > 0 && text[n - 1] == '.')
+    text[--n] = '\0';
+  if (n <= 0 || rs_time_parse(text, (size_t)n, &back) != RS_OK || fabs(back - t) > 0.0005)
+    return rs_error_set(err, RS_INTERNAL, NULL, 0, 0,
+                        "cannot write the timestamp %.17g as unix seconds the samples reader "
+                        "accepts",
+                        t);
+  rs_buf_append(out, text, (size_t)n);
+  return rs_buf_putc(out, ',');
+}
+
 rs_status rs_fetch_csv_sink(void *ctx, const rs_sample *s, rs_error *err) {
   rs_buf *out = ctx;
+  rs_status st;
   if (out->len == 0) {
     rs_buf_puts(out, "timestamp,gpu_index");
     for (int m = 0; m < RS_METRIC_COUNT; m++)
@@ -250,7 +292,9 @@ rs_status rs_fetch_csv_sink(void *ctx, const rs_sample *s, rs_error *err) {
                     unit_suffix(rs_metric_unit((rs_metric)m)));
     rs_buf_putc(out, '\n');
   }
-  rs_buf_printf(out, "%.17g,", s->t);
+  st = put_timestamp(out, s->t, err);
+  if (st != RS_OK)
+    return st;
   if (s->gpu >= 0)
     rs_buf_printf(out, "%d", s->gpu);
   for (int m = 0; m < RS_METRIC_COUNT; m++) {

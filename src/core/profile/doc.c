@@ -1,6 +1,7 @@
 #include "rightsize/doc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,13 @@ rs_status rs_doc_parse(rs_doc *out, rs_arena *arena, const char *path, const cha
   if (st == RS_OK && out->root && out->root->kind == RS_NODE_SCALAR && !out->root->quoted &&
       out->root->len == 0)
     out->root = NULL;
+  /* One bare value is no document any reader takes (each wants a mapping):
+   * likely a token or a note given by mistake, so it is named, not quoted. */
+  if (st == RS_OK && out->root && out->root->kind == RS_NODE_SCALAR)
+    st = rs_error_set(err, RS_INVALID, path, out->root->line, out->root->col,
+                      "a text file that is not a %s document (it holds one plain value), "
+                      "expected a mapping of keys",
+                      json ? "JSON" : "YAML");
   return st;
 }
 
@@ -168,6 +176,10 @@ rs_status rs_node_double(const rs_node *node, const char *path, const char *what
     return quoted_wrong(node, path, what, "a number", err);
   if (node->kind != RS_NODE_SCALAR || rs_num_parse_double(node->text, node->len, &v) != RS_OK)
     return wrong(node, path, what, "a number", err);
+  if (v != 0.0 && !(fabs(v) >= RS_DOC_NUMBER_MIN && fabs(v) <= RS_DOC_NUMBER_MAX))
+    return rs_error_set(err, RS_INVALID, path, node->line, node->col,
+                        "%s: expected 0 or a number from %g to %g in magnitude, got '%s'", what,
+                        RS_DOC_NUMBER_MIN, RS_DOC_NUMBER_MAX, node->text);
   *out = v;
   return RS_OK;
 }
@@ -213,12 +225,32 @@ static const char *unit_example(rs_unit_kind kind) {
   return "a value with a unit";
 }
 
+/* The physical range of each unit kind, in its canonical unit: far past
+ * any real memory, latency or rate, far inside a double (docs/profile-format.md). */
+static double unit_max(rs_unit_kind kind, const char **name) {
+  switch (kind) {
+  case RS_UNIT_BYTES: *name = "1PiB"; return 1125899906842624.0;
+  case RS_UNIT_SECONDS: *name = "100000000s"; return 1e8;
+  case RS_UNIT_COUNT: *name = "1000000000000"; return 1e12;
+  case RS_UNIT_PERCENT: *name = "1000000%"; return 1e6;
+  case RS_UNIT_BITRATE: *name = "100TB/s"; return 1e14;
+  }
+  *name = "1000000000000";
+  return 1e12;
+}
+
 rs_status rs_node_units(const rs_node *node, const char *path, const char *what, rs_unit_kind kind,
                         const char *default_unit, double *out, rs_error *err) {
   double v;
+  const char *max_name;
+  double max = unit_max(kind, &max_name);
   if (node->kind != RS_NODE_SCALAR ||
       rs_units_parse(kind, node->text, node->len, default_unit, &v) != RS_OK)
     return wrong(node, path, what, unit_example(kind), err);
+  if (v != 0.0 && !(v >= RS_DOC_NUMBER_MIN && v <= max))
+    return rs_error_set(err, RS_INVALID, path, node->line, node->col,
+                        "%s: expected 0 or %s from %g to %s, got '%s'", what, unit_example(kind),
+                        RS_DOC_NUMBER_MIN, max_name, node->text);
   *out = v;
   return RS_OK;
 }

@@ -40,6 +40,11 @@ static rs_status syntax_error(const char *path, const char *copy, size_t len, co
   if (at == copy + len)
     return rs_error_set(err, RS_SYNTAX, path, line, col,
                         "unexpected end of the JSON text, expected a value or a closing bracket");
+  const char *first = skip_space(copy, copy + len);
+  if (*first != '{' && *first != '[') /* not JSON at all: name it, quote nothing */
+    return rs_error_set(err, RS_SYNTAX, path, 1, 1,
+                        "a text file that is not JSON (it does not start with '{' or '['), "
+                        "expected a JSON object");
   while (n < QUOTE_MAX && at + n < copy + len && at[n] != '\n' && at[n] != '\r')
     n++;
   return rs_error_set(err, RS_SYNTAX, path, line, col, "invalid JSON at '%.*s'", (int)n, at);

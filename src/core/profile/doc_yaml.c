@@ -107,6 +107,12 @@ static rs_status scalar(builder *b, const yaml_event_t *ev) {
   if (n == NULL)
     return nomem(b);
   n->len = ev->data.scalar.length;
+  /* A NUL ("\0" in YAML, "\u0000" in JSON) would end the C string early:
+   * "g4dn.xlarge\u0000evil" must not read as g4dn.xlarge. */
+  if (memchr(ev->data.scalar.value, '\0', n->len) != NULL)
+    return rs_error_set(b->err, RS_INVALID, b->path, ev->start_mark.line + 1,
+                        ev->start_mark.column + 1,
+                        "a string holds a NUL character, expected text without NUL");
   n->text = rs_arena_strndup(b->arena, (const char *)ev->data.scalar.value, n->len);
   if (n->text == NULL)
     return nomem(b);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "escape.h"
 #include "jsonw.h"
 #include "rightsize/num.h"
 #include "rightsize/report_audit.h"
@@ -36,7 +37,10 @@ static void money(char *dst, double v, bool raw) {
 
 static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
   const rs_profile *p = r->fit->summary->profile;
-  snprintf(c->c[0], 160, "%s", p->endpoint);
+  if (raw)
+    snprintf(c->c[0], 160, "%s", p->endpoint); /* CSV: quoted by the writer */
+  else
+    rs_escape_text(c->c[0], 160, p->endpoint, strlen(p->endpoint), 0);
   snprintf(c->c[1], 160, "%s x%llu", p->current.instance, (unsigned long long)p->current.replicas);
   money(c->c[2], r->now_month, raw);
   if (r->after)
@@ -71,8 +75,12 @@ static void put_table(rs_buf *out, const rs_audit *a, bool md) {
     free(ptrs);
     return;
   }
-  for (size_t i = 0; i < n; i++)
+  for (size_t i = 0; i < n; i++) {
     row_cells(&rows[i], &a->rows[i], false);
+    const char *name = a->rows[i].fit->summary->profile->endpoint;
+    if (md)
+      rs_escape_markdown(rows[i].c[0], 160, name, strlen(name));
+  }
   cells *tot = &rows[n];
   memset(tot, 0, sizeof(*tot));
   snprintf(tot->c[0], 160, md ? "**total (%zu)**" : "total (%zu)", n);

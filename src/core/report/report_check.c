@@ -9,6 +9,7 @@
 #include "jsonw.h"
 #include "rightsize/report_check.h"
 #include "report_internal.h"
+#include "escape.h"
 #include "table.h"
 #include "rightsize/version.h"
 
@@ -25,7 +26,11 @@ static rs_status check_text(rs_buf *out, const rs_check_report *rep) {
   for (size_t i = 0; i < n; i++) {
     const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
-    rs_buf_printf(out, "%s  %s (%s), ", verdict(r->pass), p->endpoint, p->path);
+    rs_buf_printf(out, "%s  ", verdict(r->pass));
+    rs_buf_put_text(out, p->endpoint);
+    rs_buf_puts(out, " (");
+    rs_buf_put_text(out, p->path);
+    rs_buf_puts(out, "), ");
     put_deployment(out, r);
     rs_buf_puts(out, "\n");
     for (size_t k = 0; k < r->nchecks; k++)
@@ -84,7 +89,7 @@ static rs_status check_json(rs_buf *out, const rs_check_report *rep) {
 }
 
 typedef struct md_row {
-  char deployment[160], policy[64];
+  char deployment[160], policy[64], endpoint[512];
 } md_row;
 
 static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
@@ -108,7 +113,9 @@ static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
       snprintf(extra[row].policy, sizeof(extra[row].policy), "`%s`", rs_policy_flag(c->kind));
       const char **cell = cells + row * 5;
       cell[0] = c->pass ? ":white_check_mark:" : ":x:";
-      cell[1] = r->fit->summary->profile->endpoint;
+      const char *name = r->fit->summary->profile->endpoint;
+      rs_escape_markdown(extra[row].endpoint, sizeof(extra[row].endpoint), name, strlen(name));
+      cell[1] = extra[row].endpoint;
       cell[2] = extra[row].deployment;
       cell[3] = extra[row].policy;
       cell[4] = c->text;
@@ -127,7 +134,8 @@ static rs_status check_markdown(rs_buf *out, const rs_check_report *rep) {
 }
 
 /* GitHub workflow commands: %, CR and LF are escaped in messages; ':' and ','
- * as well in properties. */
+ * as well in properties (docs/ci.md cites GitHub's rules). With LF escaped a
+ * "::" in a name or a message can never start a command line of its own. */
 static void gh_escape(rs_buf *out, const char *s, bool property) {
   for (; *s; s++) {
     switch (*s) {
@@ -146,7 +154,14 @@ static void gh_escape(rs_buf *out, const char *s, bool property) {
       else
         rs_buf_putc(out, ',');
       break;
-    default: rs_buf_putc(out, *s); break;
+    default:
+      /* GitHub decodes only the escapes above; any other control byte (an
+       * ESC for the log's terminal) is shown as text, as in an error line. */
+      if ((unsigned char)*s < 0x20 || *s == 0x7f)
+        rs_buf_printf(out, "\\x%02x", (unsigned)(unsigned char)*s);
+      else
+        rs_buf_putc(out, *s);
+      break;
     }
   }
 }
@@ -185,8 +200,12 @@ static rs_status check_github(rs_buf *out, const rs_check_report *rep) {
   return rs_buf_status(out);
 }
 
-static void xml_escape(rs_buf *out, const char *s) {
-  for (; *s; s++) {
+/* The one escaping rule first (control bytes as \xHH text, invalid UTF-8
+ * as bytes: XML 1.0 allows neither), then XML's entities. */
+static void xml_escape(rs_buf *out, const char *raw) {
+  char text[2048];
+  rs_escape_text(text, sizeof(text), raw, strlen(raw), 0);
+  for (const char *s = text; *s; s++) {
     switch (*s) {
     case '&': rs_buf_puts(out, "&amp;"); break;
     case '<': rs_buf_puts(out, "&lt;"); break;

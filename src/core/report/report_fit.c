@@ -131,6 +131,14 @@ static void put_money(rs_buf *out, double v) {
     rs_buf_puts(out, "-");
 }
 
+/* Names and paths from the input: escaped, as Markdown text where md. */
+static void put_untrusted(rs_buf *out, const char *s, bool md) {
+  if (md)
+    rs_buf_put_markdown(out, s);
+  else
+    rs_buf_put_text(out, s);
+}
+
 /* The header lines: what was fitted against what. pre/post wrap each
  * label for Markdown. */
 static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, const char *post,
@@ -139,9 +147,16 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   const rs_catalog *cat = r->catalog;
   const rs_demand *d = &r->demand;
   const rs_fit_options *o = &r->opts;
-  rs_buf_printf(out, "%sendpoint%s   %s (%s)%s", pre, post, p->endpoint, p->path, eol);
-  rs_buf_printf(out, "%scatalog%s    %s (%s%s) sha256 %s%s", pre, post, cat->version, cat->path,
-                cat->embedded ? ", built in" : "", cat->sha256, eol);
+  bool md = *pre != '\0';
+  rs_buf_printf(out, "%sendpoint%s   ", pre, post);
+  put_untrusted(out, p->endpoint, md);
+  rs_buf_puts(out, " (");
+  put_untrusted(out, p->path, md);
+  rs_buf_printf(out, ")%s%scatalog%s    ", eol, pre, post);
+  put_untrusted(out, cat->version, md);
+  rs_buf_puts(out, " (");
+  put_untrusted(out, cat->path, md);
+  rs_buf_printf(out, "%s) sha256 %s%s", cat->embedded ? ", built in" : "", cat->sha256, eol);
   rs_buf_printf(out, "%spricing%s    %s, %s per hour, ", pre, post, rs_price_basis_name(r->basis),
                 cat->currency);
   if (r->overlay)
@@ -365,8 +380,11 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
 static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
                             bool md) {
   const char *mark = md ? "**" : "", *eol = md ? "  \n" : "\n";
-  if (md)
-    rs_buf_printf(out, "### rightsize: %s\n\n", r->summary->profile->endpoint);
+  if (md) {
+    rs_buf_puts(out, "### rightsize: ");
+    rs_buf_put_markdown(out, r->summary->profile->endpoint);
+    rs_buf_puts(out, "\n\n");
+  }
   put_header(out, r, mark, mark, eol);
   rs_buf_puts(out, "\n");
   put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);

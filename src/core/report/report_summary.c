@@ -60,9 +60,13 @@ static void put_duration(rs_buf *out, double s) {
 
 static void table_header(rs_buf *out, const rs_summary *sum) {
   const rs_profile *p = sum->profile;
-  rs_buf_printf(out, "endpoint   %s\n", sum->name);
+  rs_buf_puts(out, "endpoint   ");
+  rs_buf_put_text(out, sum->name);
+  rs_buf_putc(out, '\n');
   if (p) {
-    rs_buf_printf(out, "profile    %s\n", p->path);
+    rs_buf_puts(out, "profile    ");
+    rs_buf_put_text(out, p->path);
+    rs_buf_putc(out, '\n');
     rs_buf_printf(out, "source     %s\n", rs_source_name(sum->source));
     rs_buf_printf(out, "current    %s %s x%llu", p->current.provider, p->current.instance,
                   (unsigned long long)p->current.replicas);

@@ -28,10 +28,12 @@ int rs_load_index(double rate) {
     return 0;
   /* A tiny epsilon keeps exact powers of the step in their own bucket
    * despite log2 rounding. */
-  int k = (int)floor(log2(rate) * PER_DOUBLING + 1e-9) + DOUBLINGS * PER_DOUBLING;
+  double k = floor(log2(rate) * PER_DOUBLING + 1e-9) + DOUBLINGS * PER_DOUBLING;
+  /* Clamped before the conversion: an int from a double past its range
+   * (an infinite rate) is undefined. */
   if (k > RS_LOAD_BUCKETS - 2)
     k = RS_LOAD_BUCKETS - 2;
-  return 1 + k;
+  return 1 + (int)k;
 }
 
 rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_LATENCIES]) {
