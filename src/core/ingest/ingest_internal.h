@@ -65,6 +65,19 @@ rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const r
 /* The layout of csv,noheader logs: timestamp,index,utilization.gpu,memory.used,memory.total. */
 rs_status rs_ingest_nvsmi_default(rs_ingest_layout *out, rs_arena *arena, rs_error *err);
 
+/* Per-request logs (ingest_requests.c). A header with a time column and a
+ * request column (tokens or a latency, under any documented alias) that is
+ * not made of native column names only. */
+bool rs_ingest_requests_is_header(const rs_csv_field *fields, size_t n);
+
+/* Reads the rows after header (fields[0..n)) and hands the sink one row per
+ * request with tokens and one per interval (rates, percentiles); *rows counts
+ * them. Errors with position, as the row loop's. */
+rs_status rs_ingest_requests_read(rs_csv_reader *reader, const char *path,
+                                  const rs_csv_field *header, size_t n,
+                                  const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                                  uint64_t *rows, rs_error *err);
+
 /* ---- exported formats (ingest_export.c) ----
  *
  * Exports hold one series per metric (and per GPU); their points are
