@@ -146,11 +146,41 @@ static void test_bad_buckets(void **state) {
   assert_true(err.col > 1);
 }
 
+/* Text exposition scrapes: series told apart by their other labels, le read. */
+static void test_text_exposition(void **state) {
+  const char *text = "# TYPE vllm:request_success_total counter\n"
+                     "vllm:request_success_total{reason=\"stop\"} 10 0\n"
+                     "vllm:request_success_total{reason=\"length\"} 0 0\n"
+                     "tgi_request_duration_bucket{le=\"1\"} 0 0\n"
+                     "tgi_request_duration_bucket{le=\"+Inf\"} 0 0\n"
+                     "tgi_request_duration_sum 0 0\n"
+                     "vllm:request_success_total{reason=\"stop\"} 30 10000\n"
+                     "vllm:request_success_total{reason=\"length\"} 10 10000\n"
+                     "tgi_request_duration_bucket{le=\"1\"} 4 10000\n"
+                     "tgi_request_duration_bucket{le=\"+Inf\"} 8 10000\n"
+                     "tgi_request_duration_sum 9.5 10000\n";
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  rs_ingest_result res;
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  memset(&ks, 0, sizeof(ks));
+  rs_error_clear(&err);
+  assert_int_equal(
+      rs_ingest_memory("s.prom", text, strlen(text), &opts, keep_rows, &ks, &res, &err), RS_OK);
+  assert_int_equal(res.format, RS_FORMAT_PROM_TEXT);
+  assert_int_equal(ks.rows, 1);
+  assert_near(ks.kept[0].t, 10);
+  assert_near(ks.kept[0].v[RS_METRIC_REQUEST_RATE], 3.0);
+  assert_near(ks.kept[0].v[RS_METRIC_LATENCY_P50], 1000); /* rank 4 of 8: the top of le 1 */
+  assert_near(ks.kept[0].v[RS_METRIC_LATENCY_P95], 1000); /* in +Inf: the highest bound */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gauges),      cmocka_unit_test(test_counters),
       cmocka_unit_test(test_histogram),   cmocka_unit_test(test_histogram_idle),
-      cmocka_unit_test(test_bad_buckets),
+      cmocka_unit_test(test_bad_buckets), cmocka_unit_test(test_text_exposition),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rightsize/arena.h"
 #include "csv.h"
@@ -161,6 +162,15 @@ struct rs_node;
 rs_status rs_llm_prom_series(rs_export *x, const struct rs_node *labels,
                              const struct rs_node *values, const struct rs_node *key,
                              rs_error *err);
+
+/* Folds bytes into a series identity (FNV-1a; start from 0). */
+uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len);
+
+/* One text exposition sample of such a series: others identifies the
+ * series among those of its name (its labels but le). */
+rs_status rs_llm_text_point(rs_export *x, const char *key, uint64_t others, const char *le,
+                            size_t le_len, double t, const char *text, size_t len, size_t line,
+                            size_t col, rs_error *err);
 
 /* Counts a counter or histogram series (mapped) and returns its id. */
 size_t rs_llm_begin_series(rs_export *x);

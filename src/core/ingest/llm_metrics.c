@@ -70,9 +70,21 @@ typedef struct raw {
   size_t line, col; /* the series' name, for messages */
 } raw;
 
+/* The most series of counters and histograms one text exposition file may hold. */
+#define MAX_TEXT_SERIES 4096
+
+/* A text exposition series: its interned key and other labels. */
+typedef struct text_series {
+  const char *key;
+  uint64_t others;
+  size_t id;
+} text_series;
+
 struct rs_llm_acc {
   raw *r;
   size_t n, cap;
+  text_series text[MAX_TEXT_SERIES];
+  size_t ntext;
 };
 
 bool rs_llm_gauge(const char *key, rs_metric *metric, double *scale) {
@@ -110,9 +122,15 @@ int rs_llm_series(const char *key, bool *bucket) {
   return -1;
 }
 
+static struct rs_llm_acc *acc(rs_export *x) {
+  if (x->llm == NULL)
+    x->llm = calloc(1, sizeof(*x->llm));
+  return x->llm;
+}
+
 static rs_status push(rs_export *x, const raw *p, rs_error *err) {
-  struct rs_llm_acc *a = x->llm;
-  if (a == NULL && (a = x->llm = calloc(1, sizeof(*a))) == NULL)
+  struct rs_llm_acc *a = acc(x);
+  if (a == NULL)
     return rs_error_set(err, RS_NOMEM, x->path, p->line, p->col, "out of memory for series");
   if (a->n == a->cap) {
     size_t cap = a->cap ? a->cap * 2 : 1024;
@@ -199,6 +217,37 @@ rs_status rs_llm_prom_series(rs_export *x, const rs_node *labels, const rs_node 
 bool rs_llm_is_series(const rs_export *x, const char *key) {
   bool bucket;
   return !user_rule(x, key) && rs_llm_series(key, &bucket) >= 0;
+}
+
+uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len) {
+  if (h == 0)
+    h = 14695981039346656037ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+rs_status rs_llm_text_point(rs_export *x, const char *key, uint64_t others, const char *le,
+                            size_t le_len, double t, const char *text, size_t len, size_t line,
+                            size_t col, rs_error *err) {
+  bool bucket = false;
+  int family = rs_llm_series(key, &bucket);
+  struct rs_llm_acc *a = acc(x);
+  size_t i = 0;
+  if (a == NULL)
+    return rs_error_set(err, RS_NOMEM, x->path, line, col, "out of memory for series");
+  if (llm_table[family].kind == HISTOGRAM && !bucket)
+    return RS_OK; /* _sum and _count: not needed */
+  while (i < a->ntext && !(a->text[i].others == others && strcmp(a->text[i].key, key) == 0))
+    i++;
+  if (i == a->ntext) {
+    if (i == MAX_TEXT_SERIES)
+      return rs_error_set(err, RS_LIMIT, x->path, line, col,
+                          "more than %d counter and histogram series in one file", MAX_TEXT_SERIES);
+    a->text[i] = (text_series){key, others, rs_llm_begin_series(x)};
+    a->ntext++;
+  }
+  return rs_llm_add(x, family, a->text[i].id, le, le_len, t, text, len, line, col, err);
 }
 
 void rs_llm_free(struct rs_llm_acc *a) {

@@ -4,7 +4,9 @@ here, not captured) holding what `query_range` returns for a vLLM server's
 own metrics over three 60 s steps: gauges, counters (with two label sets for
 request_success_total) and TTFT, TPOT and end-to-end latency histograms with
 their _sum and _count series. Numbers are chosen so the expected rates and
-percentiles can be worked by hand (docs/sources.md). Standard library only."""
+percentiles can be worked by hand (docs/sources.md); and vllm-scrapes.prom,
+the same series as text exposition scrapes with timestamps. Standard
+library only."""
 import json
 
 T0 = 1796047500
@@ -49,3 +51,18 @@ doc = {"status": "success", "data": {"resultType": "matrix", "result": result}}
 with open("vllm-query-range.json", "w") as f:
     json.dump(doc, f, indent=1)
     f.write("\n")
+
+
+def labels_text(metric):
+    pairs = ['%s="%s"' % (k, v) for k, v in metric.items() if k != "__name__"]
+    return "{" + ",".join(pairs) + "}"
+
+
+# The same series as three saved /metrics scrapes with millisecond timestamps
+# (vllm-scrapes.prom), one scrape after another as a recording loop saves them.
+with open("vllm-scrapes.prom", "w") as f:
+    for i, t in enumerate(TIMES):
+        f.write("# scrape %d\n" % (i + 1))
+        for s in result:
+            f.write("%s%s %s %d\n" % (s["metric"]["__name__"], labels_text(s["metric"]),
+                                       s["values"][i][1], t * 1000))
