@@ -2,7 +2,9 @@
  *
  * Formats: the native CSV (docs/samples-format.md: unit-bearing column names
  * such as gpu_mem_used_mib), nvidia-smi --query-gpu CSV logs as nvidia-smi
- * prints them (with or without units, with or without header), and what
+ * prints them (with or without units, with or without header), per-request
+ * logs (one CSV row per request, turned into token rows and per-interval
+ * rates and percentiles), and what
  * monitoring systems export (docs/sources.md): Prometheus query_range JSON,
  * Prometheus text exposition scrapes with timestamps, and CloudWatch
  * get-metric-data JSON. The format is detected from the content unless given. Every cell is
@@ -27,16 +29,16 @@ typedef enum {
   RS_FORMAT_PROM_JSON,  /* "prometheus-json": an HTTP API query_range response */
   RS_FORMAT_PROM_TEXT,  /* "prometheus-text": text exposition scrapes with timestamps */
   RS_FORMAT_CLOUDWATCH, /* "cloudwatch-json": aws cloudwatch get-metric-data output */
+  RS_FORMAT_REQUESTS,   /* "requests": a per-request log, one CSV row per request */
   RS_FORMAT_COUNT
 } rs_sample_format;
 
 /* The format names in enum order, NULL-terminated. */
 extern const char *const rs_sample_format_names[];
 
-/* The names accepted by rs_format_from_name, for messages:
- * "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json". */
+/* The names accepted by rs_format_from_name, for messages. */
 #define RS_FORMAT_NAMES                                                                            \
-  "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json"
+  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json or requests"
 
 /* A format name ("auto", "native", "nvidia-smi", "prometheus-json", ...) ->
  * enum; RS_USAGE for an unknown name. */
@@ -100,7 +102,11 @@ typedef struct rs_ingest_options {
   rs_sample_format format;  /* RS_FORMAT_AUTO: detect */
   size_t max_record_bytes;  /* 0: the CSV reader's default (1 MiB) */
   const rs_series_map *map; /* exported formats; NULL: the defaults */
+  double interval_s;        /* request logs: seconds per rate row; 0: the default (60) */
 } rs_ingest_options;
+
+/* The interval over which a request log's rows become rates and percentiles. */
+#define RS_INGEST_INTERVAL_DEFAULT 60.0
 
 typedef struct rs_ingest_result {
   rs_sample_format format; /* the format used (detected or given) */

@@ -54,6 +54,7 @@ typedef struct rs_sample_file {
   const char *path;        /* resolved against the profile's directory */
   rs_sample_format format; /* RS_FORMAT_AUTO unless the profile says */
   const char *mapping;     /* series mapping file for exports (resolved), or NULL */
+  double interval_s;       /* request logs: seconds per rate row; 0: the default */
   size_t line, col;        /* where the profile names it */
 } rs_sample_file;
 

@@ -9,9 +9,9 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  static const rs_sample_format formats[] = {RS_FORMAT_AUTO,      RS_FORMAT_NATIVE,
-                                             RS_FORMAT_NVSMI,     RS_FORMAT_PROM_JSON,
-                                             RS_FORMAT_PROM_TEXT, RS_FORMAT_CLOUDWATCH};
+  static const rs_sample_format formats[] = {
+      RS_FORMAT_AUTO,      RS_FORMAT_NATIVE,     RS_FORMAT_NVSMI,   RS_FORMAT_PROM_JSON,
+      RS_FORMAT_PROM_TEXT, RS_FORMAT_CLOUDWATCH, RS_FORMAT_REQUESTS};
   for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
     rs_stats *st = NULL;
     rs_error err;

@@ -268,6 +268,37 @@ static void test_coverage(void **state) {
   rs_stats_free(st);
 }
 
+/* Rows of one request's tokens (a request log's) are events between the
+ * 60 s interval rows: they feed the token statistics and the time span, not
+ * the sampling interval or its gaps. */
+static void test_request_events(void **state) {
+  (void)state;
+  rs_stats *st = make(NULL);
+  rs_endpoint_stats out;
+  size_t line = 2;
+  for (int k = 1; k <= 10; k++) {
+    for (int j = 0; j < 7; j++) { /* irregular arrivals, up to 50 s apart */
+      rs_sample s = row(T0 + 60.0 * (k - 1) + j * j, -1, line++);
+      put(&s, RS_METRIC_PROMPT_TOKENS, 100.0 * j);
+      put(&s, RS_METRIC_OUTPUT_TOKENS, 10.0);
+      add_ok(st, &s);
+    }
+    rs_sample iv = row(T0 + 60.0 * k, -1, line++);
+    put(&iv, RS_METRIC_REQUEST_RATE, 7.0 / 60.0);
+    add_ok(st, &iv);
+  }
+  finish_ok(st, &out);
+  assert_int_equal(out.coverage.rows, 80);
+  assert_close(out.coverage.interval_s, 60.0, BOUND);
+  assert_int_equal(out.coverage.gaps, 0);
+  assert_true(out.coverage.first == T0);
+  assert_true(out.coverage.last == T0 + 600.0);
+  assert_int_equal(out.m[RS_METRIC_PROMPT_TOKENS].count, 70);
+  assert_close(out.m[RS_METRIC_PROMPT_TOKENS].max, 600.0, 1e-12);
+  assert_int_equal(out.m[RS_METRIC_REQUEST_RATE].count, 10);
+  rs_stats_free(st);
+}
+
 static void test_coverage_empty(void **state) {
   (void)state;
   rs_stats *st = make(NULL);
@@ -655,7 +686,7 @@ int main(void) {
       cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_load_lines),
       cmocka_unit_test(test_load_buckets),     cmocka_unit_test(test_merge_equals_one),
       cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
-      cmocka_unit_test(test_memory_flat),
+      cmocka_unit_test(test_memory_flat),      cmocka_unit_test(test_request_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,8 @@
 /* ---- format names ---- */
 
 const char *const rs_sample_format_names[] = {
-    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
+    "auto",     "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json",
+    "requests", NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
@@ -442,6 +443,8 @@ static rs_sample_format detect(const rs_csv_field *f, size_t n) {
   const char *first = rs_ingest_trim(f[0].text, &len);
   if (rs_ingest_nvsmi_is_header(f, n) || rs_ingest_nvsmi_is_timestamp(first, len))
     return RS_FORMAT_NVSMI;
+  if (rs_ingest_requests_is_header(f, n))
+    return RS_FORMAT_REQUESTS;
   return RS_FORMAT_NATIVE;
 }
 
@@ -469,6 +472,8 @@ static rs_status start(run *r, rs_arena *arena, rs_sample_format format, const r
   if (st != RS_OK)
     return st;
   r->res.format = format == RS_FORMAT_AUTO ? detect(f, n) : format;
+  if (r->res.format == RS_FORMAT_REQUESTS)
+    return RS_OK; /* read_all hands the file to ingest_requests.c */
   if (r->res.format == RS_FORMAT_NATIVE)
     return rs_ingest_native_header(&r->layout, arena, f, n, r->path, err);
   size_t len = f[0].len;
@@ -489,6 +494,10 @@ static rs_status read_all(run *r, rs_arena *arena, const rs_ingest_options *opts
   st = start(r, arena, opts ? opts->format : RS_FORMAT_AUTO, f, n, err);
   if (st != RS_OK)
     return st;
+  r->res.columns = n;
+  if (r->res.format == RS_FORMAT_REQUESTS)
+    return rs_ingest_requests_read(r->reader, r->path, f, n, opts, r->sink, r->ctx, &r->res.rows,
+                                   err);
   r->res.columns = r->layout.ncols;
   next_line = f[n - 1].line + 1;
   if (r->layout.headerless && (st = do_row(r, f, n, err)) != RS_OK)

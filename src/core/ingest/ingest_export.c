@@ -139,7 +139,7 @@ static rs_status default_rule(rs_export *x, const char *key, rs_series_rule *out
     *found = true;
     return RS_OK;
   }
-  *found = false;
+  *found = rs_llm_gauge(key, &out->metric, &out->scale); /* vLLM, TGI, SGLang */
   return RS_OK;
 }
 
@@ -176,6 +176,8 @@ void rs_export_init(rs_export *x, rs_arena *arena, const char *path, const rs_se
 }
 
 void rs_export_release(rs_export *x) {
+  rs_llm_free(x->llm);
+  x->llm = NULL;
   free(x->pts);
   x->pts = NULL;
   x->n = x->cap = 0;
@@ -377,6 +379,8 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
     st = rs_ingest_cloudwatch(&x, data, len, err);
   else
     st = rs_ingest_prom_text(&x, data, len, err);
+  if (st == RS_OK)
+    st = rs_llm_finish(&x, err);
   if (st == RS_OK)
     st = rs_export_emit(&x, sink, ctx, &rows, err);
   rs_export_release(&x);

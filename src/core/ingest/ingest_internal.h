@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rightsize/arena.h"
 #include "csv.h"
@@ -73,6 +74,19 @@ rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const r
 /* The layout of csv,noheader logs: timestamp,index,utilization.gpu,memory.used,memory.total. */
 rs_status rs_ingest_nvsmi_default(rs_ingest_layout *out, rs_arena *arena, rs_error *err);
 
+/* Per-request logs (ingest_requests.c). A header with a time column and a
+ * request column (tokens or a latency, under any documented alias) that is
+ * not made of native column names only. */
+bool rs_ingest_requests_is_header(const rs_csv_field *fields, size_t n);
+
+/* Reads the rows after header (fields[0..n)) and hands the sink one row per
+ * request with tokens and one per interval (rates, percentiles); *rows counts
+ * them. Errors with position, as the row loop's. */
+rs_status rs_ingest_requests_read(rs_csv_reader *reader, const char *path,
+                                  const rs_csv_field *header, size_t n,
+                                  const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                                  uint64_t *rows, rs_error *err);
+
 /* ---- exported formats (ingest_export.c) ----
  *
  * Exports hold one series per metric (and per GPU); their points are
@@ -92,9 +106,11 @@ typedef struct rs_export {
   const rs_series_map *map; /* never NULL */
   rs_export_point *pts;     /* malloc'd, grown by rs_export_add */
   size_t n, cap;
-  size_t series, mapped; /* series seen, series that map to a metric */
-  const char *unmapped;  /* the first key that maps to nothing, for messages */
-  bool allow_empty;      /* an empty query_range result is no error (fetch: one query of many) */
+  size_t series, mapped;  /* series seen, series that map to a metric */
+  const char *unmapped;   /* the first key that maps to nothing, for messages */
+  bool allow_empty;       /* an empty query_range result is no error (fetch: one query of many) */
+  struct rs_llm_acc *llm; /* LLM counters and histograms (llm_metrics.c), or NULL */
+  size_t llm_series;      /* their series so far */
 } rs_export;
 
 /* The content's format when it looks exported (JSON or text exposition),
@@ -136,6 +152,46 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
 rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
                                 const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                                 rs_ingest_result *result, rs_error *err);
+
+/* ---- LLM serving metrics (llm_metrics.c, docs/sources.md) ---- */
+
+/* A vLLM, TGI or SGLang gauge: its metric and scale; false for other keys. */
+bool rs_llm_gauge(const char *key, rs_metric *metric, double *scale);
+
+/* The table index of a counter, or of a histogram whose _bucket, _sum or
+ * _count series key is (*bucket: it is the _bucket); -1 for other keys. */
+int rs_llm_series(const char *key, bool *bucket);
+
+/* Whether key is an LLM counter or histogram series that no user rule maps. */
+bool rs_llm_is_series(const rs_export *x, const char *key);
+
+/* Reads one such query_range series (its labels and values nodes). */
+struct rs_node;
+rs_status rs_llm_prom_series(rs_export *x, const struct rs_node *labels,
+                             const struct rs_node *values, const struct rs_node *key,
+                             rs_error *err);
+
+/* Folds bytes into a series identity (FNV-1a; start from 0). */
+uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len);
+
+/* One text exposition sample of such a series: others identifies the
+ * series among those of its name (its labels but le). */
+rs_status rs_llm_text_point(rs_export *x, const char *key, uint64_t others, const char *le,
+                            size_t le_len, double t, const char *text, size_t len, size_t line,
+                            size_t col, rs_error *err);
+
+/* Counts a counter or histogram series (mapped) and returns its id. */
+size_t rs_llm_begin_series(rs_export *x);
+
+/* Keeps one point of a counter or a histogram bucket (le: the bucket's
+ * label text, NULL for counters) for rs_llm_finish. */
+rs_status rs_llm_add(rs_export *x, int family, size_t series, const char *le, size_t le_len,
+                     double t, const char *text, size_t len, size_t line, size_t col,
+                     rs_error *err);
+
+/* Turns the kept points into rates and p50/p95/p99 points (rs_export_add). */
+rs_status rs_llm_finish(rs_export *x, rs_error *err);
+void rs_llm_free(struct rs_llm_acc *a);
 
 /* The readers: data is the whole file, NUL-terminated. */
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);

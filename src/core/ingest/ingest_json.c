@@ -81,6 +81,8 @@ static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err)
       x->unmapped = "(a series without __name__ or rs_metric label)";
     return RS_OK;
   }
+  if (rs_llm_is_series(x, key->text)) /* vLLM, TGI, SGLang counters and histograms */
+    return rs_llm_prom_series(x, labels, values, key, err);
   st = rs_export_rule(x, key->text, &rule, &found, key->line, key->col, err);
   if (st != RS_OK || !found)
     return st;

@@ -1,6 +1,7 @@
 /* Prometheus text exposition (format 0.0.4), as DCGM exporter and
  * node_exporter serve it, saved scrape after scrape with a timestamp (in
  * milliseconds) on every sample line: docs/sources.md. */
+#include <stdint.h>
 #include <string.h>
 
 #include "ingest_internal.h"
@@ -33,9 +34,10 @@ static void skip_blanks(line_ctx *l) {
 
 /* The labels we use; the rest are skipped. */
 typedef struct labels {
-  const char *gpu, *rs_metric;
-  size_t gpu_len, rs_metric_len;
+  const char *gpu, *rs_metric, *le;
+  size_t gpu_len, rs_metric_len, le_len;
   size_t gpu_col;
+  uint64_t others; /* a hash of the other labels: which series of a name */
 } labels;
 
 /* label="value" (escapes \\ \" \n allowed, left in place: only gpu and
@@ -63,6 +65,11 @@ static rs_status read_label(line_ctx *l, labels *lb, rs_error *err) {
   } else if (nlen == 9 && memcmp(name, "rs_metric", 9) == 0) {
     lb->rs_metric = value;
     lb->rs_metric_len = (size_t)(l->p - value);
+  } else if (nlen == 2 && memcmp(name, "le", 2) == 0) {
+    lb->le = value;
+    lb->le_len = (size_t)(l->p - value);
+  } else {
+    lb->others = rs_llm_hash(lb->others, name, (size_t)(l->p + 1 - name));
   }
   l->p++;
   return RS_OK;
@@ -178,6 +185,9 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
                      : intern(r->x, name, nlen, r->seen, &r->nseen, MAX_KEYS);
   if (key == NULL)
     return rs_arena_error(r->x->arena, err, r->x->path, "reading the file");
+  if (rs_llm_is_series(r->x, key)) /* vLLM, TGI, SGLang counters and histograms */
+    return rs_llm_text_point(r->x, key, lb.others, lb.le, lb.le_len, (double)ms / 1000.0, val, vlen,
+                             l->line, col_of(l, val), err);
   st = rule_for(r, key, &rule, l->line, col_of(l, name), err);
   if (st != RS_OK || rule == NULL)
     return st;

@@ -332,7 +332,7 @@ static rs_status read_traffic(ctx *c, const rs_node *m) {
   return st;
 }
 
-static const char *const file_keys[] = {"path", "format", "mapping", NULL};
+static const char *const file_keys[] = {"path", "format", "mapping", "interval", NULL};
 static const char *const rows_keys[] = {"rows", NULL};
 
 /* given, relative to the profile's directory unless absolute (arena). */
@@ -371,13 +371,31 @@ static rs_status resolve(ctx *c, const rs_node *n, rs_sample_file *f) {
   return RS_OK;
 }
 
+/* samples[].interval: a request log's rate interval (0 when not given). */
+static rs_status read_interval(ctx *c, const rs_node *item, rs_sample_file *f) {
+  const rs_node *n = rs_node_get(item, "interval");
+  rs_status st;
+  f->interval_s = 0.0;
+  if (n == NULL)
+    return RS_OK;
+  st =
+      rs_node_units(n, c->path, "samples[].interval", RS_UNIT_SECONDS, "s", &f->interval_s, c->err);
+  if (st == RS_OK && f->interval_s < 1)
+    st = rs_error_set(c->err, RS_INVALID, c->path, n->line, n->col,
+                      "samples[].interval: expected a duration of at least 1s");
+  return st;
+}
+
 static rs_status read_file_entry(ctx *c, const rs_node *item, rs_sample_file *f) {
   const rs_node *n = item;
   rs_status st = RS_OK;
   f->format = RS_FORMAT_AUTO;
   f->mapping = NULL;
+  f->interval_s = 0.0;
   if (item->kind == RS_NODE_MAP) {
     st = rs_node_check_keys(item, c->path, "samples[]", file_keys, c->err);
+    if (st == RS_OK)
+      st = read_interval(c, item, f);
     if (st == RS_OK)
       st = require(c, item, "path", "samples[]", &n);
     const rs_node *fmt = rs_node_get(item, "format");

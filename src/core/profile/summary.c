@@ -14,6 +14,7 @@ typedef struct builder {
   rs_arena *arena;
   rs_summary *sum;
   rs_stats *stats;
+  double request_interval_s; /* the option's; a profile's file may say its own */
 } builder;
 
 static const char *const warning_names[] = {
@@ -182,8 +183,9 @@ static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs
 }
 
 static rs_status read_file(builder *b, const char *path, rs_sample_format format,
-                           const char *mapping, rs_error *err) {
-  rs_ingest_options io = {.format = format, .max_record_bytes = 0, .map = NULL};
+                           const char *mapping, double interval_s, rs_error *err) {
+  rs_ingest_options io = {.format = format,
+                          .interval_s = interval_s > 0 ? interval_s : b->request_interval_s};
   rs_series_map map;
   rs_ingest_result res;
   rs_summary_input *in = &b->sum->inputs[b->sum->ninputs];
@@ -229,6 +231,7 @@ static rs_status begin(builder *b, rs_arena *arena, size_t ninputs, const rs_sum
   if (st != RS_OK)
     return st;
   b->sum->exact = opts && opts->stats.exact;
+  b->request_interval_s = opts ? opts->request_interval_s : 0.0;
   return rs_stats_new(&b->stats, opts ? &opts->stats : NULL, err);
 }
 
@@ -241,7 +244,7 @@ rs_status rs_summary_from_profile(rs_summary **out, rs_arena *arena, const rs_pr
   st = begin(&b, arena, profile->nfiles, opts, err);
   for (size_t i = 0; st == RS_OK && i < profile->nfiles; i++)
     st = read_file(&b, profile->files[i].path, profile->files[i].format, profile->files[i].mapping,
-                   err);
+                   profile->files[i].interval_s, err);
   if (st == RS_OK && profile->nrows > 0) {
     rs_stats_begin_file(b.stats, profile->path);
     for (size_t i = 0; st == RS_OK && i < profile->nrows; i++)
@@ -267,7 +270,7 @@ rs_status rs_summary_from_files(rs_summary **out, rs_arena *arena, const char *c
   st = begin(&b, arena, npaths, opts, err);
   for (size_t i = 0; st == RS_OK && i < npaths; i++)
     st = read_file(&b, paths[i], opts ? opts->format : RS_FORMAT_AUTO, opts ? opts->mapping : NULL,
-                   err);
+                   0.0, err);
   if (st == RS_OK) {
     b.sum->name = npaths ? paths[0] : "";
     b.sum->source = RS_SOURCE_PRODUCTION;

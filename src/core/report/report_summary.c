@@ -106,10 +106,10 @@ static void table_coverage(rs_buf *out, const rs_coverage *c) {
                 (unsigned long long)c->duplicates, (unsigned long long)c->out_of_order);
 }
 
-static void table_metric_row(rs_buf *out, const char *name, rs_metric m,
+static void table_metric_row(rs_buf *out, int width, const char *name, rs_metric m,
                              const rs_metric_stats *ms) {
   display_unit d = display_for(m);
-  rs_buf_printf(out, "%-16s %-6s %9llu", name, d.label, (unsigned long long)ms->count);
+  rs_buf_printf(out, "%-*s %-6s %9llu", width, name, d.label, (unsigned long long)ms->count);
   put_col(out, ms->min / d.div, d.decimals, 10);
   put_col(out, ms->mean / d.div, d.decimals, 10);
   for (int q = 0; q < RS_QUANTILE_COUNT; q++)
@@ -118,18 +118,22 @@ static void table_metric_row(rs_buf *out, const char *name, rs_metric m,
   rs_buf_puts(out, "\n");
 }
 
-static void table_metrics_head(rs_buf *out, const char *first) {
-  rs_buf_printf(out, "%-16s %-6s %9s %10s %10s %10s %10s %10s %10s %10s\n", first, "unit", "count",
-                "min", "mean", "p50", "p90", "p95", "p99", "max");
+static void table_metrics_head(rs_buf *out, int width, const char *first) {
+  rs_buf_printf(out, "%-*s %-6s %9s %10s %10s %10s %10s %10s %10s %10s\n", width, first, "unit",
+                "count", "min", "mean", "p50", "p90", "p95", "p99", "max");
 }
 
 static void table_metrics(rs_buf *out, const rs_summary *sum) {
   const rs_endpoint_stats *st = &sum->stats;
+  int width = 16; /* wider only when a longer key (prompt_token_rate) is present */
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
+    if (st->m[m].count > 0 && (int)strlen(rs_metric_key((rs_metric)m)) > width)
+      width = (int)strlen(rs_metric_key((rs_metric)m));
   rs_buf_puts(out, "\n");
-  table_metrics_head(out, "metric");
+  table_metrics_head(out, width, "metric");
   for (int m = 0; m < RS_METRIC_COUNT; m++)
     if (st->m[m].count > 0)
-      table_metric_row(out, rs_metric_key((rs_metric)m), (rs_metric)m, &st->m[m]);
+      table_metric_row(out, width, rs_metric_key((rs_metric)m), (rs_metric)m, &st->m[m]);
   if (sum->exact)
     rs_buf_puts(out, "(quantiles exact)\n");
   else
@@ -144,14 +148,14 @@ static void table_devices(rs_buf *out, const rs_endpoint_stats *st) {
   if (st->ndevices == 0)
     return;
   rs_buf_puts(out, "\nper device\n");
-  table_metrics_head(out, "gpu.metric");
+  table_metrics_head(out, 16, "gpu.metric");
   for (size_t i = 0; i < st->ndevices; i++) {
     const rs_device_stats *d = &st->devices[i];
     for (int m = 0; m < RS_METRIC_COUNT; m++) {
       if (!rs_metric_per_device((rs_metric)m) || d->m[m].count == 0)
         continue;
       snprintf(name, sizeof(name), "%d.%s", d->index, rs_metric_key((rs_metric)m));
-      table_metric_row(out, name, (rs_metric)m, &d->m[m]);
+      table_metric_row(out, 16, name, (rs_metric)m, &d->m[m]);
     }
   }
 }

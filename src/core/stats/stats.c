@@ -234,11 +234,19 @@ static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
   return rs_load_add(&st->load, x, ms);
 }
 
+/* A row of one request's token counts and nothing else (a request log's
+ * row): an event, not a sample on the series' grid, so it does not count
+ * toward the sampling interval and its gaps. */
+static bool is_request_event(const rs_sample *s) {
+  const uint32_t per_request = (1u << RS_METRIC_PROMPT_TOKENS) | (1u << RS_METRIC_OUTPUT_TOKENS);
+  return s->present != 0 && (s->present & ~per_request) == 0;
+}
+
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
   size_t cap = st->o.exact ? st->o.exact_max_values : 0;
-  rs_status rc = track_time(st, s, slot, err);
+  rs_status rc = is_request_event(s) ? RS_OK : track_time(st, s, slot, err);
   if (rc != RS_OK)
     return rc;
   st->rows++;

@@ -1,0 +1,386 @@
+/* The LLM serving stacks' own metrics (vLLM, TGI, SGLang) in exported
+ * series: the default mapping of docs/sources.md ("LLM serving metrics").
+ *
+ * Gauges map as any default rule does. Counters (token and request totals)
+ * and histograms (TTFT, TPOT, end-to-end latency) are collected per series
+ * and turned, at the end of the file, into rates (the increase between two
+ * points over their time apart; a decrease is a restart, counted from 0) and
+ * into p50/p95/p99 per point from the buckets' increases, interpolated
+ * within a bucket as Prometheus' histogram_quantile does. Series of one
+ * metric with different labels are summed (by le for histograms). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/doc.h"
+#include "rightsize/num.h"
+
+typedef enum { GAUGE, COUNTER, HISTOGRAM } llm_kind;
+
+/* name, kind, metric (a histogram's p50; p95 and p99 follow it in the
+ * metric list), scale to the canonical unit. */
+static const struct {
+  const char *name;
+  llm_kind kind;
+  rs_metric metric;
+  double scale;
+} llm_table[] = {
+    /* vLLM */
+    {"vllm:num_requests_running", GAUGE, RS_METRIC_REQUESTS_RUNNING, 1.0},
+    {"vllm:num_requests_waiting", GAUGE, RS_METRIC_REQUESTS_WAITING, 1.0},
+    {"vllm:gpu_cache_usage_perc", GAUGE, RS_METRIC_KV_CACHE_USAGE, 100.0}, /* a 0..1 fraction */
+    {"vllm:kv_cache_usage_perc", GAUGE, RS_METRIC_KV_CACHE_USAGE, 100.0},
+    {"vllm:prompt_tokens_total", COUNTER, RS_METRIC_PROMPT_TOKEN_RATE, 1.0},
+    {"vllm:generation_tokens_total", COUNTER, RS_METRIC_OUTPUT_TOKEN_RATE, 1.0},
+    {"vllm:request_success_total", COUNTER, RS_METRIC_REQUEST_RATE, 1.0},
+    {"vllm:time_to_first_token_seconds", HISTOGRAM, RS_METRIC_TTFT_P50, 1e3},
+    {"vllm:time_per_output_token_seconds", HISTOGRAM, RS_METRIC_TPOT_P50, 1e3},
+    {"vllm:inter_token_latency_seconds", HISTOGRAM, RS_METRIC_TPOT_P50, 1e3},
+    {"vllm:e2e_request_latency_seconds", HISTOGRAM, RS_METRIC_LATENCY_P50, 1e3},
+    /* Hugging Face Text Generation Inference */
+    {"tgi_batch_current_size", GAUGE, RS_METRIC_REQUESTS_RUNNING, 1.0},
+    {"tgi_queue_size", GAUGE, RS_METRIC_REQUESTS_WAITING, 1.0},
+    {"tgi_request_count", COUNTER, RS_METRIC_REQUEST_RATE, 1.0},
+    {"tgi_request_duration", HISTOGRAM, RS_METRIC_LATENCY_P50, 1e3},
+    {"tgi_request_mean_time_per_token_duration", HISTOGRAM, RS_METRIC_TPOT_P50, 1e3},
+    /* SGLang */
+    {"sglang:num_running_reqs", GAUGE, RS_METRIC_REQUESTS_RUNNING, 1.0},
+    {"sglang:num_queue_reqs", GAUGE, RS_METRIC_REQUESTS_WAITING, 1.0},
+    {"sglang:token_usage", GAUGE, RS_METRIC_KV_CACHE_USAGE, 100.0},
+    {"sglang:prompt_tokens_total", COUNTER, RS_METRIC_PROMPT_TOKEN_RATE, 1.0},
+    {"sglang:generation_tokens_total", COUNTER, RS_METRIC_OUTPUT_TOKEN_RATE, 1.0},
+    {"sglang:num_requests_total", COUNTER, RS_METRIC_REQUEST_RATE, 1.0},
+    {"sglang:time_to_first_token_seconds", HISTOGRAM, RS_METRIC_TTFT_P50, 1e3},
+    {"sglang:time_per_output_token_seconds", HISTOGRAM, RS_METRIC_TPOT_P50, 1e3},
+    {"sglang:inter_token_latency_seconds", HISTOGRAM, RS_METRIC_TPOT_P50, 1e3},
+    {"sglang:e2e_request_latency_seconds", HISTOGRAM, RS_METRIC_LATENCY_P50, 1e3},
+};
+#define NTABLE (sizeof(llm_table) / sizeof(llm_table[0]))
+
+/* The most raw points kept for counters and histograms in one file. */
+#define MAX_RAW ((size_t)1 << 26)
+
+typedef struct raw {
+  size_t family; /* index in llm_table */
+  size_t series; /* one per exported series, in file order */
+  double le;     /* bucket bound (INFINITY: +Inf); 0 for counters */
+  double t, v;
+  size_t line, col; /* the series' name, for messages */
+} raw;
+
+/* The most series of counters and histograms one text exposition file may hold. */
+#define MAX_TEXT_SERIES 4096
+
+/* A text exposition series: its interned key and other labels. */
+typedef struct text_series {
+  const char *key;
+  uint64_t others;
+  size_t id;
+} text_series;
+
+struct rs_llm_acc {
+  raw *r;
+  size_t n, cap;
+  text_series text[MAX_TEXT_SERIES];
+  size_t ntext;
+};
+
+bool rs_llm_gauge(const char *key, rs_metric *metric, double *scale) {
+  for (size_t i = 0; i < NTABLE; i++) {
+    if (llm_table[i].kind == GAUGE && strcmp(llm_table[i].name, key) == 0) {
+      *metric = llm_table[i].metric;
+      *scale = llm_table[i].scale;
+      return true;
+    }
+  }
+  return false;
+}
+
+static bool ends_with(const char *s, size_t n, const char *suffix, size_t *base) {
+  size_t k = strlen(suffix);
+  if (n < k || strcmp(s + n - k, suffix) != 0)
+    return false;
+  *base = n - k;
+  return true;
+}
+
+int rs_llm_series(const char *key, bool *bucket) {
+  size_t n = strlen(key), base = n;
+  *bucket = ends_with(key, n, "_bucket", &base);
+  if (!*bucket && !ends_with(key, n, "_sum", &base) && !ends_with(key, n, "_count", &base))
+    base = n;
+  for (size_t i = 0; i < NTABLE; i++) {
+    const char *name = llm_table[i].name;
+    if (llm_table[i].kind == COUNTER && strcmp(name, key) == 0)
+      return (int)i;
+    if (llm_table[i].kind == HISTOGRAM && base < n && strlen(name) == base &&
+        memcmp(name, key, base) == 0)
+      return (int)i;
+  }
+  return -1;
+}
+
+static struct rs_llm_acc *acc(rs_export *x) {
+  if (x->llm == NULL)
+    x->llm = calloc(1, sizeof(*x->llm));
+  return x->llm;
+}
+
+static rs_status push(rs_export *x, const raw *p, rs_error *err) {
+  struct rs_llm_acc *a = acc(x);
+  if (a == NULL)
+    return rs_error_set(err, RS_NOMEM, x->path, p->line, p->col, "out of memory for series");
+  if (a->n == a->cap) {
+    size_t cap = a->cap ? a->cap * 2 : 1024;
+    raw *grown;
+    if (a->n >= MAX_RAW)
+      return rs_error_set(err, RS_LIMIT, x->path, p->line, p->col,
+                          "more than %zu counter and histogram points in one file", MAX_RAW);
+    grown = rs_realloc_array(a->r, cap, sizeof(*grown));
+    if (grown == NULL)
+      return rs_error_set(err, RS_NOMEM, x->path, p->line, p->col, "out of memory for series");
+    a->r = grown;
+    a->cap = cap;
+  }
+  a->r[a->n++] = *p;
+  return RS_OK;
+}
+
+size_t rs_llm_begin_series(rs_export *x) {
+  x->series++;
+  x->mapped++;
+  return x->llm_series++;
+}
+
+rs_status rs_llm_add(rs_export *x, int family, size_t series, const char *le, size_t le_len,
+                     double t, const char *text, size_t len, size_t line, size_t col,
+                     rs_error *err) {
+  raw p = {(size_t)family, series, 0.0, t, 0.0, line, col};
+  const char *name = llm_table[family].name;
+  if (len == 3 && memcmp(text, "NaN", 3) == 0)
+    return RS_OK;
+  if (rs_num_parse_double(text, len, &p.v) != RS_OK || p.v < 0)
+    return rs_error_set(err, RS_INVALID, x->path, line, col,
+                        "expected a count >= 0 in series '%s', got '%.*s'", name,
+                        (int)(len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : len), text);
+  if (llm_table[family].kind == HISTOGRAM) {
+    if (le == NULL)
+      return rs_error_set(err, RS_INVALID, x->path, line, col,
+                          "expected an 'le' label on the buckets of '%s'", name);
+    if (le_len == 4 && memcmp(le, "+Inf", 4) == 0)
+      p.le = INFINITY;
+    else if (rs_num_parse_double(le, le_len, &p.le) != RS_OK)
+      return rs_error_set(err, RS_INVALID, x->path, line, col,
+                          "expected a number or +Inf in the 'le' label of '%s', got '%.*s'", name,
+                          (int)(le_len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : le_len), le);
+  }
+  return push(x, &p, err);
+}
+
+/* Whether a mapping file has a rule for key (it then wins over the LLM table). */
+static bool user_rule(const rs_export *x, const char *key) {
+  for (size_t i = 0; i < x->map->nrules; i++)
+    if (strcmp(x->map->rules[i].key, key) == 0)
+      return true;
+  return false;
+}
+
+/* A vLLM, TGI or SGLang counter or histogram series (llm_metrics.c): every
+ * point is kept for rs_llm_finish; _sum and _count series are not needed. */
+rs_status rs_llm_prom_series(rs_export *x, const rs_node *labels, const rs_node *values,
+                             const rs_node *key, rs_error *err) {
+  bool bucket = false;
+  int family = rs_llm_series(key->text, &bucket);
+  const char *name = strrchr(key->text, '_');
+  const rs_node *le = rs_node_get(labels, "le");
+  size_t id = rs_llm_begin_series(x);
+  rs_status st = RS_OK;
+  if (!bucket && name != NULL && (strcmp(name, "_sum") == 0 || strcmp(name, "_count") == 0))
+    return RS_OK;
+  for (size_t i = 0; st == RS_OK && i < values->n; i++) {
+    const rs_node *pt = values->items[i];
+    double t;
+    if (pt->kind != RS_NODE_SEQ || pt->n != 2 || pt->items[0]->kind != RS_NODE_SCALAR ||
+        pt->items[1]->kind != RS_NODE_SCALAR ||
+        rs_num_parse_double(pt->items[0]->text, pt->items[0]->len, &t) != RS_OK || t < 0)
+      return rs_error_set(err, RS_INVALID, x->path, pt->line, pt->col,
+                          "expected a point [unix_seconds, \"value\"] in series '%s'", key->text);
+    st = rs_llm_add(x, family, id, le && le->kind == RS_NODE_SCALAR ? le->text : NULL,
+                    le ? le->len : 0, t, pt->items[1]->text, pt->items[1]->len, pt->items[1]->line,
+                    pt->items[1]->col, err);
+  }
+  return st;
+}
+
+bool rs_llm_is_series(const rs_export *x, const char *key) {
+  bool bucket;
+  return !user_rule(x, key) && rs_llm_series(key, &bucket) >= 0;
+}
+
+uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len) {
+  if (h == 0)
+    h = 14695981039346656037ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+  return h;
+}
+
+rs_status rs_llm_text_point(rs_export *x, const char *key, uint64_t others, const char *le,
+                            size_t le_len, double t, const char *text, size_t len, size_t line,
+                            size_t col, rs_error *err) {
+  bool bucket = false;
+  int family = rs_llm_series(key, &bucket);
+  struct rs_llm_acc *a = acc(x);
+  size_t i = 0;
+  if (a == NULL)
+    return rs_error_set(err, RS_NOMEM, x->path, line, col, "out of memory for series");
+  if (llm_table[family].kind == HISTOGRAM && !bucket)
+    return RS_OK; /* _sum and _count: not needed */
+  while (i < a->ntext && !(a->text[i].others == others && strcmp(a->text[i].key, key) == 0))
+    i++;
+  if (i == a->ntext) {
+    if (i == MAX_TEXT_SERIES)
+      return rs_error_set(err, RS_LIMIT, x->path, line, col,
+                          "more than %d counter and histogram series in one file", MAX_TEXT_SERIES);
+    a->text[i] = (text_series){key, others, rs_llm_begin_series(x)};
+    a->ntext++;
+  }
+  return rs_llm_add(x, family, a->text[i].id, le, le_len, t, text, len, line, col, err);
+}
+
+void rs_llm_free(struct rs_llm_acc *a) {
+  if (a == NULL)
+    return;
+  free(a->r);
+  free(a);
+}
+
+/* ---- at the end: increases, rates and quantiles ---- */
+
+static int by_series(const void *pa, const void *pb) {
+  const raw *a = pa, *b = pb;
+  if (a->family != b->family)
+    return a->family < b->family ? -1 : 1;
+  if (a->series != b->series)
+    return a->series < b->series ? -1 : 1;
+  if (a->le != b->le)
+    return a->le < b->le ? -1 : 1;
+  return (a->t > b->t) - (a->t < b->t);
+}
+
+/* The increases between consecutive points of each series (sorted by
+ * series, le and time) into out: a decrease is a restart, counted from 0. A
+ * counter's le then holds the seconds since the previous point. */
+static size_t increases(const raw *r, size_t n, raw *out) {
+  size_t m = 0;
+  for (size_t i = 1; i < n; i++) {
+    const raw *p = &r[i - 1];
+    if (r[i].family != p->family || r[i].series != p->series || r[i].le != p->le ||
+        !(r[i].t > p->t))
+      continue;
+    out[m] = r[i];
+    out[m].v = r[i].v >= p->v ? r[i].v - p->v : r[i].v;
+    if (llm_table[r[i].family].kind == COUNTER)
+      out[m].le = r[i].t - p->t;
+    m++;
+  }
+  return m;
+}
+
+static int by_time(const void *pa, const void *pb) {
+  const raw *a = pa, *b = pb;
+  if (a->family != b->family)
+    return a->family < b->family ? -1 : 1;
+  if (a->t != b->t)
+    return a->t < b->t ? -1 : 1;
+  return (a->le > b->le) - (a->le < b->le);
+}
+
+static rs_status emit_value(rs_export *x, rs_metric m, const raw *at, double v, rs_error *err) {
+  char text[40];
+  rs_series_rule rule = {llm_table[at->family].name, false, m, 1.0};
+  snprintf(text, sizeof(text), "%.17g", v);
+  return rs_export_add(x, &rule, llm_table[at->family].name, -1, at->t, text, strlen(text),
+                       at->line, at->col, err);
+}
+
+/* histogram_quantile over the cumulative buckets [i, j) of one time. */
+static double bucket_quantile(const raw *b, size_t n, double q) {
+  double total = b[n - 1].v, rank = q * total, lower = 0.0, below = 0.0;
+  if (!isinf(b[n - 1].le) || !(total > 0))
+    return NAN;
+  for (size_t k = 0; k < n; k++) {
+    if (b[k].v >= rank) {
+      if (isinf(b[k].le))
+        return k > 0 ? b[k - 1].le : NAN;
+      if (b[k].v - below <= 0)
+        return b[k].le;
+      return lower + (b[k].le - lower) * (rank - below) / (b[k].v - below);
+    }
+    lower = b[k].le;
+    below = b[k].v;
+  }
+  return NAN;
+}
+
+/* Sums the runs of equal (time, le) into one cumulative bucket list, made
+ * monotonic (scrapes can catch buckets mid-update), then the three quantiles. */
+static rs_status histogram_points(rs_export *x, raw *r, size_t i, size_t j, rs_error *err) {
+  static const double levels[3] = {0.50, 0.95, 0.99};
+  size_t m = i;
+  for (size_t k = i; k < j; k++) {
+    if (k > i && r[k].le == r[m - 1].le)
+      r[m - 1].v += r[k].v;
+    else
+      r[m++] = r[k];
+  }
+  for (size_t k = i + 1; k < m; k++)
+    if (r[k].v < r[k - 1].v)
+      r[k].v = r[k - 1].v;
+  for (int q = 0; q < 3; q++) {
+    double v = bucket_quantile(r + i, m - i, levels[q]);
+    rs_status st = isfinite(v) ? emit_value(x, (rs_metric)(llm_table[r[i].family].metric + q),
+                                            &r[i], v * llm_table[r[i].family].scale, err)
+                               : RS_OK;
+    if (st != RS_OK)
+      return st;
+  }
+  return RS_OK;
+}
+
+static rs_status counter_point(rs_export *x, const raw *r, size_t i, size_t j, rs_error *err) {
+  double rate = 0.0;
+  for (size_t k = i; k < j; k++)
+    rate += r[k].v / r[k].le;
+  return emit_value(x, llm_table[r[i].family].metric, &r[i], rate * llm_table[r[i].family].scale,
+                    err);
+}
+
+rs_status rs_llm_finish(rs_export *x, rs_error *err) {
+  struct rs_llm_acc *a = x->llm;
+  raw *inc;
+  size_t n, i = 0;
+  rs_status st = RS_OK;
+  if (a == NULL || a->n == 0)
+    return RS_OK;
+  qsort(a->r, a->n, sizeof(*a->r), by_series);
+  inc = rs_realloc_array(NULL, a->n, sizeof(*inc));
+  if (inc == NULL)
+    return rs_error_set(err, RS_NOMEM, x->path, 0, 0, "out of memory for series");
+  n = increases(a->r, a->n, inc);
+  qsort(inc, n, sizeof(*inc), by_time);
+  while (st == RS_OK && i < n) {
+    size_t j = i;
+    while (j < n && inc[j].family == inc[i].family && inc[j].t == inc[i].t)
+      j++;
+    if (llm_table[inc[i].family].kind == COUNTER)
+      st = counter_point(x, inc, i, j, err);
+    else
+      st = histogram_points(x, inc, i, j, err);
+    i = j;
+  }
+  free(inc);
+  return st;
+}

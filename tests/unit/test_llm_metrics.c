@@ -1,0 +1,186 @@
+/* vLLM, TGI and SGLang metrics through the Prometheus query_range reader:
+ * gauges scaled, counters into rates (restarts counted from 0), histograms
+ * into p50/p95/p99 per point, summed over label sets. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rightsize/ingest.h"
+
+#define MAX_KEEP 16
+
+typedef struct keep_sink {
+  size_t rows;
+  rs_sample kept[MAX_KEEP];
+} keep_sink;
+
+static rs_status keep_rows(void *ctx, const rs_sample *s, rs_error *err) {
+  keep_sink *ks = ctx;
+  (void)err;
+  if (ks->rows < MAX_KEEP)
+    ks->kept[ks->rows] = *s;
+  ks->rows++;
+  return RS_OK;
+}
+
+static void assert_near(double got, double want) {
+  if (fabs(got - want) > 1e-9 * (fabs(want) + 1.0))
+    fail_msg("got %.17g, want %.17g", got, want);
+}
+
+static bool has(const rs_sample *s, rs_metric m) { return (s->present & (1u << m)) != 0; }
+
+static rs_status run(const char *result, keep_sink *ks, rs_error *err) {
+  char doc[8192];
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  snprintf(doc, sizeof(doc),
+           "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[%s]}}", result);
+  memset(ks, 0, sizeof(*ks));
+  rs_error_clear(err);
+  return rs_ingest_memory("q.json", doc, strlen(doc), &opts, keep_rows, ks, NULL, err);
+}
+
+static void test_gauges(void **state) {
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  assert_int_equal(
+      run("{\"metric\":{\"__name__\":\"sglang:token_usage\"},\"values\":[[100,\"0.25\"]]},"
+          "{\"metric\":{\"__name__\":\"tgi_queue_size\"},\"values\":[[100,\"3\"]]},"
+          "{\"metric\":{\"__name__\":\"vllm:num_requests_running\"},\"values\":[[100,\"7\"]]}",
+          &ks, &err),
+      RS_OK);
+  assert_int_equal(ks.rows, 1);
+  assert_near(ks.kept[0].v[RS_METRIC_KV_CACHE_USAGE], 25);
+  assert_near(ks.kept[0].v[RS_METRIC_REQUESTS_WAITING], 3);
+  assert_near(ks.kept[0].v[RS_METRIC_REQUESTS_RUNNING], 7);
+}
+
+/* Two label sets summed; a decrease is a restart counted from 0. */
+static void test_counters(void **state) {
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  assert_int_equal(run("{\"metric\":{\"__name__\":\"vllm:request_success_total\",\"r\":\"a\"},"
+                       "\"values\":[[0,\"10\"],[10,\"30\"],[20,\"5\"]]},"
+                       "{\"metric\":{\"__name__\":\"vllm:request_success_total\",\"r\":\"b\"},"
+                       "\"values\":[[0,\"0\"],[10,\"10\"],[20,\"20\"]]}",
+                       &ks, &err),
+                   RS_OK);
+  assert_int_equal(ks.rows, 2); /* the first point has no increase */
+  assert_near(ks.kept[0].t, 10);
+  assert_near(ks.kept[0].v[RS_METRIC_REQUEST_RATE], 3.0);
+  assert_near(ks.kept[1].v[RS_METRIC_REQUEST_RATE], 1.5);
+}
+
+/* Buckets of two label sets summed by le, then interpolated: 100 requests,
+ * 20 <= 0.1 s, 50 <= 0.25 s, 90 <= 0.5 s, 98 <= 1 s. */
+static void test_histogram(void **state) {
+  char buf[4096];
+  size_t n = 0;
+  static const char *const les[] = {"0.1", "0.25", "0.5", "1", "+Inf"};
+  static const int half[] = {10, 25, 45, 49, 50};
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  for (int s = 0; s < 2; s++)
+    for (int b = 0; b < 5; b++)
+      n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                            "%s{\"metric\":{\"__name__\":\"sglang:time_to_first_token_seconds_"
+                            "bucket\",\"le\":\"%s\",\"pod\":\"%d\"},\"values\":[[0,\"5\"],[60,"
+                            "\"%d\"]]}",
+                            n ? "," : "", les[b], s, 5 + half[b]);
+  n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+                        ",{\"metric\":{\"__name__\":\"sglang:time_to_first_token_seconds_sum\"},"
+                        "\"values\":[[0,\"1\"],[60,\"9\"]]}");
+  assert_int_equal(run(buf, &ks, &err), RS_OK);
+  assert_int_equal(ks.rows, 1);
+  assert_near(ks.kept[0].v[RS_METRIC_TTFT_P50], 250);
+  assert_near(ks.kept[0].v[RS_METRIC_TTFT_P95], 812.5);
+  assert_near(ks.kept[0].v[RS_METRIC_TTFT_P99], 1000); /* in +Inf: the highest finite bound */
+  assert_false(has(&ks.kept[0], RS_METRIC_LATENCY_P50));
+}
+
+/* No requests in a step: no percentile at that time. */
+static void test_histogram_idle(void **state) {
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  assert_int_equal(run("{\"metric\":{\"__name__\":\"tgi_request_duration_bucket\",\"le\":\"1\"},"
+                       "\"values\":[[0,\"4\"],[60,\"4\"]]},"
+                       "{\"metric\":{\"__name__\":\"tgi_request_duration_bucket\",\"le\":\"+Inf\"},"
+                       "\"values\":[[0,\"4\"],[60,\"4\"]]},"
+                       "{\"metric\":{\"__name__\":\"tgi_queue_size\"},\"values\":[[60,\"0\"]]}",
+                       &ks, &err),
+                   RS_OK);
+  assert_int_equal(ks.rows, 1);
+  assert_false(has(&ks.kept[0], RS_METRIC_LATENCY_P50));
+  assert_true(has(&ks.kept[0], RS_METRIC_REQUESTS_WAITING));
+}
+
+static void test_bad_buckets(void **state) {
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  assert_int_equal(run("{\"metric\":{\"__name__\":\"vllm:e2e_request_latency_seconds_bucket\"},"
+                       "\"values\":[[0,\"4\"]]}",
+                       &ks, &err),
+                   RS_INVALID);
+  assert_non_null(strstr(err.msg, "expected an 'le' label on the buckets of "
+                                  "'vllm:e2e_request_latency_seconds'"));
+  assert_int_equal(run("{\"metric\":{\"__name__\":\"vllm:e2e_request_latency_seconds_bucket\","
+                       "\"le\":\"fast\"},\"values\":[[0,\"4\"]]}",
+                       &ks, &err),
+                   RS_INVALID);
+  assert_non_null(strstr(err.msg, "got 'fast'"));
+  assert_int_equal(run("{\"metric\":{\"__name__\":\"vllm:prompt_tokens_total\"},"
+                       "\"values\":[[0,\"-4\"]]}",
+                       &ks, &err),
+                   RS_INVALID);
+  assert_non_null(strstr(err.msg, "expected a count >= 0 in series 'vllm:prompt_tokens_total'"));
+  assert_int_equal(err.line, 1);
+  assert_true(err.col > 1);
+}
+
+/* Text exposition scrapes: series told apart by their other labels, le read. */
+static void test_text_exposition(void **state) {
+  const char *text = "# TYPE vllm:request_success_total counter\n"
+                     "vllm:request_success_total{reason=\"stop\"} 10 0\n"
+                     "vllm:request_success_total{reason=\"length\"} 0 0\n"
+                     "tgi_request_duration_bucket{le=\"1\"} 0 0\n"
+                     "tgi_request_duration_bucket{le=\"+Inf\"} 0 0\n"
+                     "tgi_request_duration_sum 0 0\n"
+                     "vllm:request_success_total{reason=\"stop\"} 30 10000\n"
+                     "vllm:request_success_total{reason=\"length\"} 10 10000\n"
+                     "tgi_request_duration_bucket{le=\"1\"} 4 10000\n"
+                     "tgi_request_duration_bucket{le=\"+Inf\"} 8 10000\n"
+                     "tgi_request_duration_sum 9.5 10000\n";
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  rs_ingest_result res;
+  keep_sink ks;
+  rs_error err;
+  (void)state;
+  memset(&ks, 0, sizeof(ks));
+  rs_error_clear(&err);
+  assert_int_equal(
+      rs_ingest_memory("s.prom", text, strlen(text), &opts, keep_rows, &ks, &res, &err), RS_OK);
+  assert_int_equal(res.format, RS_FORMAT_PROM_TEXT);
+  assert_int_equal(ks.rows, 1);
+  assert_near(ks.kept[0].t, 10);
+  assert_near(ks.kept[0].v[RS_METRIC_REQUEST_RATE], 3.0);
+  assert_near(ks.kept[0].v[RS_METRIC_LATENCY_P50], 1000); /* rank 4 of 8: the top of le 1 */
+  assert_near(ks.kept[0].v[RS_METRIC_LATENCY_P95], 1000); /* in +Inf: the highest bound */
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gauges),      cmocka_unit_test(test_counters),
+      cmocka_unit_test(test_histogram),   cmocka_unit_test(test_histogram_idle),
+      cmocka_unit_test(test_bad_buckets), cmocka_unit_test(test_text_exposition),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
