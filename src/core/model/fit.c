@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fit_internal.h"
+#include "llm.h"
 #include "rightsize/num.h"
 #include "queue.h"
 
@@ -89,6 +90,20 @@ static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
                      p->model.framework};
   rs_proj_project(&ctx->proj, &q, pr);
   return pr->ratio;
+}
+
+/* The same through the llm-decode class (unless named) under a stated bound:
+ * how the target's achieved share of its bandwidth or compute compares. */
+static void project_llm(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t, rs_bound b,
+                        rs_projection *pr) {
+  const rs_profile *p = ctx->profile;
+  rs_proj_query q = {d->source,
+                     t,
+                     p->model.workload_set ? p->model.workload : RS_WORKLOAD_LLM_DECODE,
+                     p->model.precision_set ? p->model.precision : RS_PRECISION_COUNT,
+                     b,
+                     p->model.framework};
+  rs_proj_project(&ctx->proj, &q, pr);
 }
 
 /* How a projection was made, for the basis and the confidence reasons. */
@@ -478,6 +493,11 @@ static void price(const rs_fit_result *res, rs_candidate *c) {
       res->demand.rate_mean > 0 ? c->usd_per_hour / (res->demand.rate_mean * 3600.0) * 1e6 : NAN;
   c->savings_month = (res->current_usd_hour - c->usd_per_hour) * RS_FIT_HOURS_PER_MONTH;
   c->savings_pct = (res->current_usd_hour - c->usd_per_hour) / res->current_usd_hour * 100.0;
+  if (c->llm.on) {
+    const rs_llm_demand *l = &res->demand.llm;
+    c->llm.usd_per_m_output = c->usd_per_hour / (l->output_rate_mean * 3600.0) * 1e6;
+    c->llm.usd_per_m_input = c->usd_per_hour / (l->prompt_rate_mean * 3600.0) * 1e6;
+  }
 }
 
 static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
@@ -548,6 +568,48 @@ static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, r
   return after_latency(ctx, c, pl);
 }
 
+/* An LLM on one shape (llm.c): the decode and KV checks, then the smallest
+ * replica count meeting KV capacity, load, TPOT, TTFT and latency. */
+static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
+                    reasons *r) {
+  const rs_demand *d = &res->demand;
+  rs_projection pm = {.ratio = 1.0, .path = RS_PROJ_SAME}, pc = pm;
+  rs_constraint k = RS_CONSTRAINT_NONE;
+  const char *why = NULL;
+  if (!c->is_current) {
+    project_llm(ctx, d, c->inst, RS_BOUND_MEMORY, &pm);
+    project_llm(ctx, d, c->inst, RS_BOUND_COMPUTE, &pc);
+    projection_confidence(ctx, d, c, &pm, r);
+    c->ratio = pm.ratio;
+  } else {
+    c->basis = "observed";
+    c->error_band = 0.10;
+    c->ratio = 1.0;
+    c->servers_per_replica =
+        d->source_active / c->devices_per_server ? d->source_active / c->devices_per_server : 1;
+  }
+  if (!rs_llm_prepare(ctx, d, c, c->is_current ? NULL : &pm, c->is_current ? NULL : &pc, &k,
+                      &why)) {
+    reject(c, k, why, INFINITY);
+    return;
+  }
+  unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
+  rs_llm_eval(ctx, d, c, 1);
+  double need =
+      d->design_peak / ((double)c->servers_per_replica * c->llm.capacity_rps * ctx->o->max_util);
+  first = fixed ? fixed : need > 1 ? (unsigned)fmin(ceil(need - 1e-9), (double)last) : 1;
+  for (unsigned n = first; n <= last; n++)
+    if ((k = rs_llm_eval(ctx, d, c, n)) == RS_CONSTRAINT_NONE)
+      break;
+  if (k != RS_CONSTRAINT_NONE)
+    reject(c, k, rs_llm_failure(ctx, d, c, k),
+           k == RS_CONSTRAINT_KV_CAPACITY ? c->llm.kv_demand_bytes / c->llm.kv_capacity_bytes
+                                          : c->util / ctx->o->max_util);
+  else
+    c->binding = rs_llm_tightest(ctx, d, c);
+  price(res, c);
+}
+
 /* Fits one shape. fixed > 0 evaluates that replica count instead of
  * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
@@ -575,7 +637,14 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     keep_reasons(ctx, c, &r);
     return;
   }
-  if (!fit_memory(ctx, d, c, &pl) || !fit_service(ctx, d, c, &pl, &r)) {
+  if (fit_memory(ctx, d, c, &pl) && d->llm.on) {
+    fit_llm(ctx, res, c, fixed, &r);
+    keep_reasons(ctx, c, &r);
+    return;
+  }
+  if (!c->fits && d->llm.on && c->failed == RS_CONSTRAINT_MEMORY)
+    c->reason = rs_llm_memory_reason(ctx, d, c);
+  if (!c->fits || !fit_service(ctx, d, c, &pl, &r)) {
     keep_reasons(ctx, c, &r);
     return;
   }

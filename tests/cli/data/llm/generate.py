@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Writes the LLM serving goldens' samples (deterministic; rerun to refresh).
+
+chat.csv: one replica of a Llama-2-7B chat endpoint on vLLM, one day at
+5-minute intervals: request rate with a daily cycle, per-interval mean prompt
+and output tokens (lognormal-ish spread), GPU utilization, TTFT and TPOT
+percentiles, the running batch and the KV-cache usage. Synthetic: the
+numbers exercise the model, they are no measurement."""
+import math
+import random
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def main():
+    rnd = random.Random(13)
+    rows = ["timestamp,request_rate_rps,gpu_util_pct,prompt_tokens,output_tokens,"
+            "ttft_p50_ms,ttft_p99_ms,tpot_p50_ms,tpot_p99_ms,latency_p50_ms,latency_p99_ms,"
+            "requests_running,kv_cache_usage_pct"]
+    t0 = 1796083200  # 2026-12-01T00:00:00Z
+    for i in range(288):
+        hour = (i * 5 / 60.0) % 24
+        rate = 1.2 + 0.8 * math.sin((hour - 9) / 24 * 2 * math.pi) + rnd.uniform(-0.1, 0.1)
+        prompt = math.exp(rnd.gauss(math.log(550), 0.6))
+        output = math.exp(rnd.gauss(math.log(180), 0.5))
+        tpot = 26.0 + 2.0 * rate + rnd.uniform(-1, 1)
+        ttft = 90.0 + prompt * 0.08 + rnd.uniform(-5, 5)
+        lat50 = ttft + output * tpot
+        rows.append("%s,%.3f,%.1f,%.0f,%.0f,%.1f,%.1f,%.2f,%.2f,%.0f,%.0f,%.2f,%.1f" % (
+            __import__("time").strftime("%Y-%m-%dT%H:%M:%SZ", __import__("time").gmtime(t0 + i * 300)),
+            rate, min(99.0, 35 + 25 * rate), prompt, output, ttft, ttft * 2.6, tpot, tpot * 1.4,
+            lat50, lat50 * 2.8, rate * output * tpot / 1000.0, min(95.0, 4 + 6 * rate)))
+    (HERE / "chat.csv").write_text("\n".join(rows) + "\n")
+
+
+if __name__ == "__main__":
+    main()
