@@ -24,13 +24,14 @@ def main():
         rate = 1.2 + 0.8 * math.sin((hour - 9) / 24 * 2 * math.pi) + rnd.uniform(-0.1, 0.1)
         prompt = math.exp(rnd.gauss(math.log(550), 0.6))
         output = math.exp(rnd.gauss(math.log(180), 0.5))
-        tpot = 26.0 + 2.0 * rate + rnd.uniform(-1, 1)
-        ttft = 90.0 + prompt * 0.08 + rnd.uniform(-5, 5)
+        tpot = 40.0 + 3.0 * rate + rnd.uniform(-1, 1)
+        ttft = 150.0 + prompt * 0.25 + rnd.uniform(-5, 5)
         lat50 = ttft + output * tpot
         rows.append("%s,%.3f,%.1f,%.0f,%.0f,%.1f,%.1f,%.2f,%.2f,%.0f,%.0f,%.2f,%.1f" % (
             __import__("time").strftime("%Y-%m-%dT%H:%M:%SZ", __import__("time").gmtime(t0 + i * 300)),
             rate, min(99.0, 35 + 25 * rate), prompt, output, ttft, ttft * 2.6, tpot, tpot * 1.4,
-            lat50, lat50 * 2.8, rate * output * tpot / 1000.0, min(95.0, 4 + 6 * rate)))
+            lat50, lat50 * 2.0, rate * output * tpot / 1000.0,
+            min(95.0, 5.5 * rate * output * tpot / 1000.0)))
     (HERE / "chat.csv").write_text("\n".join(rows) + "\n")
 
 
