@@ -39,9 +39,10 @@
 #define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
 #define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
 #define RS_LLM_EFFICIENCY                                                                          \
-  0.5                       /* share of peak compute and bandwidth an LLM step reaches, unfitted */
-#define RS_LLM_MAX_SEQS 256 /* sequences one server batches at most (vLLM's max_num_seqs default)  \
-                             */
+  0.5 /* share of peak compute and bandwidth an LLM step reaches, unfitted */
+#define RS_LLM_MAX_SEQS                                                                            \
+  256 /* sequences one server batches at most (vLLM's max_num_seqs default)                        \
+       */
 
 /* Constraints: what bound a replica count, or why a shape was rejected. */
 #define RS_CONSTRAINT_MAP(X)                                                                       \
@@ -177,6 +178,7 @@ typedef struct rs_llm_demand {
   double kv_bytes_per_token;    /* 2 x layers x kv_heads x head_dim x value bytes */
   double prompt_mean, prompt_q; /* prompt tokens per request: mean and the SLO quantile */
   double output_mean, output_q; /* output tokens per request */
+  double prompt_cs2;            /* squared CV of prompt tokens (1 when unknown) */
   const char *tokens_basis;
   double eff_compute, eff_bandwidth; /* share of peak reached on the source device */
   const char *eff_basis;
@@ -204,6 +206,7 @@ typedef struct rs_llm_fit {
   double prefill_share;                  /* of the server's time spent on prefill */
   double ttft_q_ms, tpot_ms, e2e_q_ms;
   double capacity_rps; /* requests/s one server sustains before KV or compute runs out */
+  double goodput;      /* share of requests meeting the TTFT and TPOT SLOs at the peak */
   const char *binds;   /* what limits capacity: "decode bandwidth", "compute", "KV capacity" */
   double usd_per_m_output, usd_per_m_input; /* $ per million tokens at the mean rate */
 } rs_llm_fit;

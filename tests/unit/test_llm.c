@@ -120,6 +120,8 @@ static void test_fit_chat(void **state) {
     double little = lambda * l->output_mean * f->step_ms / 1e3 / (1 - f->prefill_share);
     assert_true(fabs(f->batch / little - 1) < 1e-6);
     assert_true(f->usd_per_m_output > 0 && f->usd_per_m_input > 0);
+    /* both p99 SLOs met: at most about 2% of requests miss one of them */
+    assert_true(f->goodput >= 0.98 && f->goodput <= 1.0);
     assert_true(c->inst->category != RS_CATEGORY_CPU);
   }
   bool fits = true;

@@ -109,6 +109,7 @@ static rs_status tokens_from_stats(rs_fit_ctx *ctx, rs_demand *d, rs_error *err)
     l->prompt_mean = pt->mean;
     l->output_mean = ot->mean;
     l->prompt_q = quantile_of(pt, q);
+    l->prompt_cs2 = pt->mean > 0 ? pow(pt->stddev / pt->mean, 2) : 1.0;
     l->output_q = quantile_of(ot, q);
     l->tokens_basis =
         rs_fit_printf(ctx,
@@ -117,6 +118,7 @@ static rs_status tokens_from_stats(rs_fit_ctx *ctx, rs_demand *d, rs_error *err)
                       (unsigned long long)(pt->count < ot->count ? pt->count : ot->count));
   } else if (pr->count && orr->count && rr->count && rr->mean > 0) {
     l->prompt_mean = l->prompt_q = pr->mean / rr->mean;
+    l->prompt_cs2 = 1.0;
     l->output_mean = l->output_q = orr->mean / rr->mean;
     l->tokens_basis = "token rates / request rate (means only: no per-request spread)";
   } else {
@@ -422,13 +424,51 @@ static void capacity(const rs_llm_demand *l, rs_llm_fit *f) {
   f->binds = compute ? "compute" : kv_b < RS_LLM_MAX_SEQS ? "KV capacity" : "decode bandwidth";
 }
 
-/* TTFT at quantile q: the wait behind other prefills (one FCFS prefill
- * queue, prompts' variability cs2), the step running when it arrives, its
- * own prefill at the quantile prompt. */
+/* The prefill queue: one FCFS queue of prompts, held by their prefill
+ * (prompt lengths' variability). */
+static rs_queue prefill_queue(const rs_llm_demand *l, server s, double lambda) {
+  rs_queue pq = {1, lambda, prefill_s(l, s, l->prompt_mean), 1.0, l->prompt_cs2};
+  return pq;
+}
+
+/* TTFT at quantile q: the step running when a request arrives, then the
+ * quantile of its wait behind other prefills plus its own prefill (the
+ * quantile of the sum, prefill lognormal with the prompts' variability). */
 static double ttft_ms(const rs_llm_demand *l, server s, double lambda, double b, double q) {
-  rs_queue pq = {1, lambda, prefill_s(l, s, l->prompt_mean), 1.0, 1.0};
-  double wait = lambda > 0 ? rs_queue_wait_quantile(&pq, q) : 0.0;
-  return (wait + step_s(l, s, b) + prefill_s(l, s, l->prompt_q)) * 1e3;
+  rs_queue pq = prefill_queue(l, s, lambda);
+  double s50 = pq.service_s / sqrt(1.0 + l->prompt_cs2);
+  double r = rs_queue_response_quantile(&pq, s50, l->prompt_cs2, q);
+  if (isnan(r))
+    r = prefill_s(l, s, l->prompt_q);
+  return (r + step_s(l, s, b)) * 1e3;
+}
+
+/* Share of requests meeting both LLM SLOs at the peak (independent): TTFT
+ * from the tail of the prefill queue's response, TPOT from the chance the
+ * batch (Poisson around the running batch) exceeds the largest batch whose
+ * step meets the TPOT SLO. 1 for an SLO not set. */
+static double goodput(const rs_llm_demand *l, server s, double lambda, double b, double up) {
+  double ok_ttft = 1.0, ok_tpot = 1.0;
+  if (!isnan(l->ttft_slo_ms)) {
+    rs_queue pq = prefill_queue(l, s, lambda);
+    double t = l->ttft_slo_ms / 1e3 - step_s(l, s, b);
+    double tail = t > 0 ? rs_queue_response_tail(&pq, pq.service_s / sqrt(1.0 + l->prompt_cs2),
+                                                 l->prompt_cs2, t)
+                        : 1.0;
+    ok_ttft = isnan(tail) ? 0.0 : 1.0 - tail;
+  }
+  if (!isnan(l->tpot_slo_ms)) {
+    unsigned n = 0;
+    while (n < 100000 && step_s(l, s, n + 1) / (1.0 - up) * 1e3 <= l->tpot_slo_ms)
+      n++;
+    double p = exp(-b), cdf = p; /* P(Poisson(b) <= n) */
+    for (unsigned k = 1; k <= n && cdf < 1.0 - 1e-12; k++) {
+      p *= b / (double)k;
+      cdf += p;
+    }
+    ok_tpot = b > 700 ? (n >= b ? 1.0 : 0.0) : fmin(1.0, cdf); /* exp(-b) underflows */
+  }
+  return ok_ttft * ok_tpot;
 }
 
 rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, unsigned replicas) {
@@ -459,6 +499,7 @@ rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, 
       step_s(l, s, poisson_quantile(f->batch, d->slo_quantile)) / (1.0 - f->prefill_share) * 1e3;
   f->e2e_q_ms = ttft_ms(l, s, lambda, f->batch, d->slo_quantile) + l->output_q * tpot_e2e;
   c->latency_q_ms = f->e2e_q_ms;
+  f->goodput = goodput(l, s, lambda, f->batch, f->prefill_share);
   c->service_q_ms = (prefill_s(l, s, l->prompt_q) * 1e3) + l->output_q * f->step_ms;
   c->wait_q_ms = fmax(c->latency_q_ms - c->service_q_ms, 0.0);
   c->p_wait = f->prefill_share;

@@ -87,8 +87,11 @@ void rs_report_llm_explain(rs_buf *out, const rs_fit_result *r, const rs_candida
                 "at most (%s binds)\n",
                 item, f->compute_tflops, f->eff_compute * 100, f->bandwidth_gbps,
                 f->eff_bandwidth * 100, f->capacity_rps, f->binds);
-  rs_buf_printf(out, "%sllm latency  TTFT %.1f ms, TPOT %.1f ms, end to end p%.0f %.1f ms\n", item,
-                f->ttft_q_ms, f->tpot_ms, r->demand.slo_quantile * 100, f->e2e_q_ms);
+  rs_buf_printf(out,
+                "%sllm latency  TTFT %.1f ms, TPOT %.1f ms, end to end p%.0f %.1f ms; goodput "
+                "%.2f%% of requests within the TTFT and TPOT SLOs at the design peak\n",
+                item, f->ttft_q_ms, f->tpot_ms, r->demand.slo_quantile * 100, f->e2e_q_ms,
+                f->goodput * 100);
 }
 
 void rs_report_llm_json_demand(rs_jsonw *w, const rs_demand *d) {
@@ -108,6 +111,7 @@ void rs_report_llm_json_demand(rs_jsonw *w, const rs_demand *d) {
   rs_jsonw_number(w, "kv_bytes_per_token", l->kv_bytes_per_token);
   rs_jsonw_number(w, "prompt_tokens_mean", l->prompt_mean);
   rs_jsonw_number(w, "prompt_tokens_quantile", l->prompt_q);
+  rs_jsonw_number(w, "prompt_tokens_cs2", l->prompt_cs2);
   rs_jsonw_number(w, "output_tokens_mean", l->output_mean);
   rs_jsonw_number(w, "output_tokens_quantile", l->output_q);
   rs_jsonw_string(w, "tokens_basis", l->tokens_basis);
@@ -148,6 +152,7 @@ void rs_report_llm_json_candidate(rs_jsonw *w, const rs_candidate *c) {
   rs_jsonw_number(w, "tpot_ms", f->tpot_ms);
   rs_jsonw_number(w, "e2e_ms", f->e2e_q_ms);
   rs_jsonw_number(w, "capacity_rps", f->capacity_rps);
+  rs_jsonw_number(w, "goodput", f->goodput);
   if (f->binds)
     rs_jsonw_string(w, "capacity_binds", f->binds);
   rs_jsonw_number(w, "usd_per_million_output_tokens", f->usd_per_m_output);
