@@ -83,6 +83,24 @@ static void test_sliding_window(void **state) {
   assert_true(fabs((past - at) / (4096 * l.kv_bytes_per_token) - 0.5) < 1e-12);
 }
 
+/* The profile keys of an LLM fit (docs/profile-format.md). */
+static void test_profile_keys(void **state) {
+  rs_arena *arena = *state;
+  rs_profile *p;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_profile_load(&p, arena, RS_SOURCE_DIR "/tests/cli/data/llm/chat.yaml", &err),
+                   RS_OK);
+  assert_string_equal(p->model.name, "meta-llama/Llama-2-7b-chat-hf");
+  assert_true(p->slo.ttft_p99_ms == 2000.0 && p->slo.tpot_p99_ms == 100.0);
+  assert_true(isnan(p->slo.ttft_p95_ms) && isnan(p->slo.tpot_p95_ms));
+  assert_true(isnan(p->model.params) && isnan(p->model.kv_bytes_per_value));
+  assert_int_equal(
+      rs_profile_load(&p, arena, RS_SOURCE_DIR "/tests/cli/data/llm/tiny-cpu.yaml", &err), RS_OK);
+  assert_true(p->model.params == 1.1e9);
+  assert_null(p->model.name);
+}
+
 static const rs_candidate *find(const rs_fit_result *r, const char *name, bool *fits) {
   for (size_t i = 0; i < r->nfitting; i++)
     if (strcmp(r->fitting[i].inst->name, name) == 0) {
@@ -163,6 +181,7 @@ int main(void) {
       cmocka_unit_test(test_facts_names),
       cmocka_unit_test(test_facts_consistent),
       cmocka_unit_test(test_sliding_window),
+      cmocka_unit_test_setup_teardown(test_profile_keys, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit_chat, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit_cpu_decode, setup_arena, teardown_arena),
   };

@@ -159,15 +159,6 @@ static const rs_benchmark *same_device_benchmark(rs_fit_ctx *ctx, const rs_insta
 
 /* ---- one shape ---- */
 
-static double gib(double bytes) { return bytes / RS_GIB; }
-
-static void reject(rs_candidate *c, rs_constraint why, const char *reason, double shortfall) {
-  c->fits = false;
-  c->failed = why;
-  c->reason = reason;
-  c->shortfall = shortfall;
-}
-
 typedef struct plan {
   double service_s;    /* busy time per request per server (capacity) */
   double queue_s;      /* what a request holds a server (queue model) */
@@ -175,81 +166,6 @@ typedef struct plan {
   double cs2;
   bool cpu_target;
 } plan;
-
-/* Memory per device (or shard group) and host memory. false: rejected. */
-static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl) {
-  const rs_instance *in = c->inst;
-  double h = ctx->o->headroom * 100.0;
-  double host_need = d->host_mem_peak;
-  c->devices_per_server = 1;
-  c->servers_per_replica = 1;
-  if (pl->cpu_target) {
-    host_need = (isnan(host_need) ? 0.0 : host_need) + d->mem_need;
-    c->mem_capacity = in->memory_bytes;
-    c->mem_free = 1.0 - host_need / in->memory_bytes;
-    c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
-    if (c->host_mem_need > in->memory_bytes) {
-      reject(c, RS_CONSTRAINT_MEMORY,
-             rs_fit_printf(ctx,
-                           "needs %.1f GiB host memory for the model and the process incl. "
-                           "%.0f%% headroom > %.1f GiB",
-                           gib(c->host_mem_need), h, gib(in->memory_bytes)),
-             c->host_mem_need / in->memory_bytes);
-      return false;
-    }
-    return true;
-  }
-  double dev = in->accelerator_memory_bytes, count = in->accelerator_count;
-  if (isnan(dev) || isnan(count)) {
-    reject(c, RS_CONSTRAINT_SPEC, "accelerator memory or count unknown in the catalog", INFINITY);
-    return false;
-  }
-  unsigned k = 1;
-  if (d->mem_unknown && d->mem_need_head > dev) {
-    reject(c, RS_CONSTRAINT_MEMORY,
-           rs_fit_printf(ctx,
-                         "memory need unknown: only devices of at least the current %.1f GiB are "
-                         "known to hold the model (add gpu_mem_used samples or model.weights)",
-                         gib(d->mem_need_head)),
-           d->mem_need_head / dev);
-    return false;
-  }
-  if (d->mem_need_head > dev) {
-    bool shard = ctx->profile->model.shardable && count >= 2;
-    while (shard && k <= (unsigned)count && (double)k * dev < d->mem_need_head)
-      k *= 2;
-    if (!shard || k > (unsigned)count || (unsigned)count % k != 0) {
-      double total = count >= 1 ? dev * count : dev;
-      const char *why =
-          !shard && count >= 2 && d->mem_need_head <= total
-              ? rs_fit_printf(ctx,
-                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device "
-                              "(the model may not shard)",
-                              gib(d->mem_need_head), h, gib(dev))
-          : shard
-              ? rs_fit_printf(ctx,
-                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB on all %.0f devices",
-                              gib(d->mem_need_head), h, gib(total), count)
-              : rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device",
-                              gib(d->mem_need_head), h, gib(dev));
-      reject(c, RS_CONSTRAINT_MEMORY, why, d->mem_need_head / (shard ? total : dev));
-      return false;
-    }
-  }
-  c->devices_per_server = k;
-  c->servers_per_replica = count < 1 ? 1 : (unsigned)(count / k);
-  c->mem_capacity = dev * k;
-  c->mem_free = 1.0 - d->mem_need / c->mem_capacity;
-  c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
-  if (!isnan(c->host_mem_need) && !isnan(in->memory_bytes) && c->host_mem_need > in->memory_bytes) {
-    reject(c, RS_CONSTRAINT_HOST_MEMORY,
-           rs_fit_printf(ctx, "needs %.1f GiB host memory incl. %.0f%% headroom > %.1f GiB",
-                         gib(c->host_mem_need), h, gib(in->memory_bytes)),
-           c->host_mem_need / in->memory_bytes);
-    return false;
-  }
-  return true;
-}
 
 /* The basis, error band and confidence reasons a projection gives. */
 static void projection_confidence(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
@@ -340,24 +256,26 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   if (isnan(busy) && d->design_peak == 0 && !isnan(d->service_q_ms))
     busy = 0; /* no traffic to carry: only the latency of one request matters */
   if (isnan(busy)) {
-    reject(c, RS_CONSTRAINT_SPEC,
-           "no busy time per request to project (needs utilization and request-rate samples, "
-           "or a benchmark on this shape)",
-           INFINITY);
+    rs_fit_reject(
+        c, RS_CONSTRAINT_SPEC,
+        "no busy time per request to project (needs utilization and request-rate samples, "
+        "or a benchmark on this shape)",
+        INFINITY);
     return false;
   }
   rs_projection pr = {.ratio = 1.0, .path = RS_PROJ_SAME};
   double ratio = c->is_current ? 1.0 : project(ctx, d, in, &pr);
   if (isnan(ratio)) {
     const rs_instance *lack = pr.lacking ? pr.lacking : in;
-    reject(c, RS_CONSTRAINT_SPEC,
-           rs_fit_printf(ctx,
-                         "no %s figure for %s (the %s device) to project with (a benchmark on "
-                         "this shape would do)",
-                         pr.figure ? pr.figure : "compute or bandwidth",
-                         lack->accelerator ? lack->accelerator->name : lack->name,
-                         lack == d->source ? "source" : "target"),
-           INFINITY);
+    rs_fit_reject(
+        c, RS_CONSTRAINT_SPEC,
+        rs_fit_printf(ctx,
+                      "no %s figure for %s (the %s device) to project with (a benchmark on "
+                      "this shape would do)",
+                      pr.figure ? pr.figure : "compute or bandwidth",
+                      lack->accelerator ? lack->accelerator->name : lack->name,
+                      lack == d->source ? "source" : "target"),
+        INFINITY);
     return false;
   }
   double speed = 1.0;
@@ -590,7 +508,7 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
   }
   if (!rs_llm_prepare(ctx, d, c, c->is_current ? NULL : &pm, c->is_current ? NULL : &pc, &k,
                       &why)) {
-    reject(c, k, why, INFINITY);
+    rs_fit_reject(c, k, why, INFINITY);
     return;
   }
   unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
@@ -602,9 +520,9 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
     if ((k = rs_llm_eval(ctx, d, c, n)) == RS_CONSTRAINT_NONE)
       break;
   if (k != RS_CONSTRAINT_NONE)
-    reject(c, k, rs_llm_failure(ctx, d, c, k),
-           k == RS_CONSTRAINT_KV_CAPACITY ? c->llm.kv_demand_bytes / c->llm.kv_capacity_bytes
-                                          : c->util / ctx->o->max_util);
+    rs_fit_reject(c, k, rs_llm_failure(ctx, d, c, k),
+                  k == RS_CONSTRAINT_KV_CAPACITY ? c->llm.kv_demand_bytes / c->llm.kv_capacity_bytes
+                                                 : c->util / ctx->o->max_util);
   else
     c->binding = rs_llm_tightest(ctx, d, c);
   price(res, c);
@@ -630,14 +548,14 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   if (in->price_flag == RS_PRICE_SUSPECT)
     lower(&r, RS_CONF_MEDIUM, "the catalog marks this price suspect");
   if (!current && isnan(in->price_usd_per_hour)) {
-    reject(c, RS_CONSTRAINT_PRICE,
-           rs_fit_printf(ctx, "no %s price in catalog %s", rs_price_basis_name(res->basis),
-                         ctx->cat->version),
-           INFINITY);
+    rs_fit_reject(c, RS_CONSTRAINT_PRICE,
+                  rs_fit_printf(ctx, "no %s price in catalog %s", rs_price_basis_name(res->basis),
+                                ctx->cat->version),
+                  INFINITY);
     keep_reasons(ctx, c, &r);
     return;
   }
-  if (fit_memory(ctx, d, c, &pl) && d->llm.on) {
+  if (rs_fit_memory(ctx, d, c, pl.cpu_target) && d->llm.on) {
     fit_llm(ctx, res, c, fixed, &r);
     keep_reasons(ctx, c, &r);
     return;
@@ -661,12 +579,12 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   if (in->network_up_to && isnan(in->network_baseline_gbps) && d->net_known)
     add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
   if (pl.service_q_ms > d->slo_ms && !healthy) {
-    reject(c, RS_CONSTRAINT_LATENCY,
-           rs_fit_printf(ctx,
-                         "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
-                         "count helps",
-                         pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
-           pl.service_q_ms / d->slo_ms);
+    rs_fit_reject(c, RS_CONSTRAINT_LATENCY,
+                  rs_fit_printf(ctx,
+                                "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
+                                "count helps",
+                                pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
+                  pl.service_q_ms / d->slo_ms);
     if (fixed) {
       evaluate(ctx, d, c, &pl, fixed);
       price(res, c);
@@ -682,12 +600,12 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
         d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
     if (need > (double)last) {
       evaluate(ctx, d, c, &pl, last);
-      reject(c, RS_CONSTRAINT_UTILIZATION,
-             rs_fit_printf(ctx,
-                           "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
-                           "--max-replicas %u",
-                           ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
-             need / (double)last);
+      rs_fit_reject(c, RS_CONSTRAINT_UTILIZATION,
+                    rs_fit_printf(ctx,
+                                  "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
+                                  "--max-replicas %u",
+                                  ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
+                    need / (double)last);
       keep_reasons(ctx, c, &r);
       return;
     }
@@ -706,7 +624,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                  : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
                  : k == RS_CONSTRAINT_HOST_CPU    ? c->host_cpu_util / ctx->o->max_util
                                                   : c->net_util / ctx->o->max_util;
-    reject(c, k, failure_text(ctx, d, c, k), off);
+    rs_fit_reject(c, k, failure_text(ctx, d, c, k), off);
   } else {
     c->binding = tightest(ctx, d, c, &pl);
   }
@@ -728,7 +646,7 @@ static void reject_framework(rs_fit_ctx *ctx, rs_fit_result *res, const rs_insta
   c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
   c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
   c->savings_month = c->savings_pct = NAN;
-  reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
+  rs_fit_reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
   data_reasons(ctx, &res->demand, &r);
   keep_reasons(ctx, c, &r);
 }
