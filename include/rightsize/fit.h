@@ -184,6 +184,12 @@ typedef struct rs_llm_demand {
   const char *eff_basis;
   double tpot_observed_ms, ttft_observed_ms; /* the source's typical p50s; NaN none */
   double tpot_model_ms, ttft_model_ms;       /* what the fitted model gives there */
+  /* Back-test: modelled / observed typical TPOT at the request rate's min,
+   * p50, p90, p99 and max, the observed from the line of tpot_p50 on the
+   * rate (stats tpot_vs_rate); points 0 when the line is missing or weak. */
+  unsigned backtest_points;
+  double backtest_lo, backtest_hi, backtest_r2;
+  double backtest_error;    /* the larger of |lo - 1| and |hi - 1|: widens the bands */
   double kv_scale;          /* measured KV demand / modelled on the source (1: not measured) */
   double kv_measured_bytes; /* kv_cache_usage x the pre-allocated pool; NaN none */
   double ttft_slo_ms, tpot_slo_ms; /* NaN when not set */

@@ -127,6 +127,9 @@ static void test_fit_chat(void **state) {
   assert_true(l->kv_bytes_per_token == 524288.0);
   assert_true(fabs(l->tpot_model_ms / l->tpot_observed_ms - 1) < 0.02);
   assert_true(fabs(l->ttft_model_ms / l->ttft_observed_ms - 1) < 0.02);
+  /* the back-test ran at five rates and stays within its stated error */
+  assert_int_equal(l->backtest_points, 5);
+  assert_true(l->backtest_lo <= 1.0 && l->backtest_hi >= 1.0 && l->backtest_error < 0.5);
   assert_true(r->nfitting > 0);
   for (size_t i = 0; i < r->nfitting; i++) {
     const rs_candidate *c = &r->fitting[i];

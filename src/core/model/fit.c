@@ -499,6 +499,7 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
     project_llm(ctx, d, c->inst, RS_BOUND_COMPUTE, &pc);
     projection_confidence(ctx, d, c, &pm, r);
     c->ratio = pm.ratio;
+    c->error_band += d->llm.backtest_error; /* the model's own error on its history */
   } else {
     c->basis = "observed";
     c->error_band = 0.10;

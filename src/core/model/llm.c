@@ -268,6 +268,44 @@ static void fit_efficiency(rs_fit_ctx *ctx, rs_demand *d) {
   }
 }
 
+/* The back-test: the fitted model's typical TPOT at five request rates of
+ * the history (min, p50, p90, p99, max per replica) against the line of the
+ * observed tpot_p50 on the rate at the same rates. The efficiencies were
+ * fitted at the mean rate only, so the spread of load tests how the batch
+ * and its KV reads grow with it. Needs 30 rows and R2 >= 0.3 (as the
+ * utilization law's line). */
+static void backtest(rs_fit_ctx *ctx, rs_demand *d) {
+  rs_llm_demand *l = &d->llm;
+  const rs_endpoint_stats *st = &ctx->sum->stats;
+  const rs_linear_fit *line = &st->tpot_vs_rate;
+  const rs_metric_stats *r = &st->m[RS_METRIC_REQUEST_RATE];
+  rs_llm_fit f;
+  double servers = source_servers(ctx, d, &f);
+  if (line->n < 30 || !(line->r2 >= 0.3) || isnan(servers) || r->count == 0)
+    return;
+  double reps = (double)ctx->profile->current.replicas;
+  double scale = ctx->profile->traffic.rate_per_endpoint ? 1.0 : reps; /* samples -> endpoint */
+  const double xs[] = {r->min, r->q[0], r->q[1], r->q[3], r->max};
+  server s = server_of(&f);
+  l->backtest_lo = INFINITY;
+  l->backtest_hi = -INFINITY;
+  l->backtest_r2 = line->r2;
+  for (size_t i = 0; i < sizeof(xs) / sizeof(xs[0]); i++) {
+    double observed = line->intercept + line->slope * xs[i];
+    double lambda = xs[i] * scale / servers;
+    double b = running_batch(l, s, lambda, 1e6);
+    double up = lambda * prefill_s(l, s, l->prompt_mean);
+    if (isnan(b) || !(observed > 0) || up >= 1.0)
+      continue;
+    double ratio = step_s(l, s, b) / (1.0 - up) * 1e3 / observed;
+    l->backtest_lo = fmin(l->backtest_lo, ratio);
+    l->backtest_hi = fmax(l->backtest_hi, ratio);
+    l->backtest_points++;
+  }
+  if (l->backtest_points)
+    l->backtest_error = fmax(fabs(l->backtest_lo - 1.0), fabs(l->backtest_hi - 1.0));
+}
+
 /* On a pre-allocating stack, the observed KV-cache usage x the pool is the
  * measured demand at the observed peak: its ratio to the model's figure
  * there scales the model's KV demand on every shape. */
@@ -322,6 +360,7 @@ rs_status rs_llm_demand_init(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
   l->eff_basis = "assumed (no TTFT or TPOT samples to fit)";
   l->kv_scale = 1.0;
   fit_efficiency(ctx, d);
+  backtest(ctx, d);
   measured_kv(ctx, d);
   double budget_ms =
       !isnan(l->tpot_slo_ms) ? l->tpot_slo_ms : d->slo_ms / (l->output_q > 0 ? l->output_q : 1);

@@ -32,6 +32,13 @@ void rs_report_llm_header(rs_buf *out, const rs_fit_result *r, const char *pre, 
     rs_buf_printf(out, "; TTFT p50 %.1f ms observed, %.1f ms modelled", l->ttft_observed_ms,
                   l->ttft_model_ms);
   rs_buf_printf(out, "%s", eol);
+  if (l->backtest_points)
+    rs_buf_printf(out,
+                  "%stpot test%s  modelled / observed typical TPOT at %u request rates of the "
+                  "history (min to max, observed from the line of tpot_p50 on the rate, R2 "
+                  "%.2f): %.2f to %.2f%s",
+                  pre, post, l->backtest_points, l->backtest_r2, l->backtest_lo, l->backtest_hi,
+                  eol);
   if (isfinite(l->kv_measured_bytes))
     rs_buf_printf(out,
                   "%skv cache%s   measured %.2f GiB in use at the peak (kv_cache_usage x the "
@@ -122,6 +129,11 @@ void rs_report_llm_json_demand(rs_jsonw *w, const rs_demand *d) {
   rs_jsonw_number(w, "tpot_p50_modelled_ms", l->tpot_model_ms);
   rs_jsonw_number(w, "ttft_p50_observed_ms", l->ttft_observed_ms);
   rs_jsonw_number(w, "ttft_p50_modelled_ms", l->ttft_model_ms);
+  rs_jsonw_uint(w, "backtest_points", l->backtest_points);
+  rs_jsonw_number(w, "backtest_ratio_low", l->backtest_points ? l->backtest_lo : NAN);
+  rs_jsonw_number(w, "backtest_ratio_high", l->backtest_points ? l->backtest_hi : NAN);
+  rs_jsonw_number(w, "backtest_r2", l->backtest_points ? l->backtest_r2 : NAN);
+  rs_jsonw_number(w, "backtest_error", l->backtest_error);
   rs_jsonw_number(w, "kv_measured_bytes", l->kv_measured_bytes);
   rs_jsonw_number(w, "kv_scale", l->kv_scale);
   rs_jsonw_number(w, "ttft_slo_ms", l->ttft_slo_ms);
