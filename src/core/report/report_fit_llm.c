@@ -61,6 +61,8 @@ void rs_report_llm_line(rs_buf *out, const rs_fit_result *r, const rs_candidate 
   const rs_llm_demand *l = &r->demand.llm;
   if (!l->on || !f->on || !c->fits)
     return;
+  if (*pre) /* Markdown: the "bound by" line before has no hard break */
+    rs_buf_puts(out, "\n");
   rs_buf_printf(out,
                 "%sserving%s    %s x%u: TTFT p%.0f %.1f ms, TPOT p%.0f %.1f ms; $%.3f per "
                 "million output tokens, $%.3f per million input tokens, $%.2f per million "
