@@ -38,6 +38,11 @@
 #define RS_FIT_PRICE_MAX_AGE_DAYS 90 /* older prices (on the reference date) are said old */
 #define RS_FIT_SHARD_EFFICIENCY 0.85 /* throughput per device of a sharded model */
 #define RS_FIT_CPU_EFFICIENCY 0.5    /* fraction of FP32 peak both sides reach (CPU projection) */
+#define RS_LLM_EFFICIENCY                                                                          \
+  0.5 /* share of peak compute and bandwidth an LLM step reaches, unfitted */
+#define RS_LLM_MAX_SEQS                                                                            \
+  256 /* sequences one server batches at most (vLLM's max_num_seqs default)                        \
+       */
 
 /* Constraints: what bound a replica count, or why a shape was rejected. */
 #define RS_CONSTRAINT_MAP(X)                                                                       \
@@ -50,7 +55,11 @@
   X(NETWORK, "network")                                                                            \
   X(PRICE, "price")                                                                                \
   X(SPEC, "spec")                                                                                  \
-  X(FRAMEWORK, "framework")
+  X(FRAMEWORK, "framework")                                                                        \
+  X(KV_CAPACITY, "kv-capacity")                                                                    \
+  X(DECODE_BANDWIDTH, "decode-bandwidth")                                                          \
+  X(TTFT, "ttft")                                                                                  \
+  X(TPOT, "tpot")
 
 typedef enum {
 #define RS_CONSTRAINT_ENUM(name, key) RS_CONSTRAINT_##name,
@@ -157,6 +166,57 @@ typedef struct rs_backtest {
   bool contradictory;     /* any of the three */
 } rs_backtest;
 
+/* LLM serving (docs/model.md "LLM serving"): what the profile's model and
+ * the token metrics say, derived once. `on` is false for other models. */
+typedef struct rs_llm_demand {
+  bool on;
+  const char *model;            /* the facts row ("llama-3.1-8b") or "profile" */
+  double params, active_params; /* parameters, and those a token uses (MoE) */
+  unsigned layers, kv_heads, head_dim, window, window_layers;
+  double weight_bytes;          /* model.weights or params x bytes of the precision */
+  double kv_value_bytes;        /* bytes per K or V value: 2 (fp16/bf16), 1 (fp8/int8) */
+  double kv_bytes_per_token;    /* 2 x layers x kv_heads x head_dim x value bytes */
+  double prompt_mean, prompt_q; /* prompt tokens per request: mean and the SLO quantile */
+  double output_mean, output_q; /* output tokens per request */
+  double prompt_cs2;            /* squared CV of prompt tokens (1 when unknown) */
+  const char *tokens_basis;
+  double eff_compute, eff_bandwidth; /* share of peak reached on the source device */
+  const char *eff_basis;
+  double tpot_observed_ms, ttft_observed_ms; /* the source's typical p50s; NaN none */
+  double tpot_model_ms, ttft_model_ms;       /* what the fitted model gives there */
+  /* Back-test: modelled / observed typical TPOT at the request rate's min,
+   * p50, p90, p99 and max, the observed from the line of tpot_p50 on the
+   * rate (stats tpot_vs_rate); points 0 when the line is missing or weak. */
+  unsigned backtest_points;
+  double backtest_lo, backtest_hi, backtest_r2;
+  double backtest_error;    /* the larger of |lo - 1| and |hi - 1|: widens the bands */
+  double kv_scale;          /* measured KV demand / modelled on the source (1: not measured) */
+  double kv_measured_bytes; /* kv_cache_usage x the pre-allocated pool; NaN none */
+  double ttft_slo_ms, tpot_slo_ms; /* NaN when not set */
+  double ttft_quantile, tpot_quantile;
+  double decode_bw_need_gbps; /* to read the weights once per TPOT budget (at full efficiency) */
+  double output_rate_mean, prompt_rate_mean; /* endpoint tokens/s (x growth), for $ per token */
+} rs_llm_demand;
+
+/* One shape's LLM figures at its replica count. */
+typedef struct rs_llm_fit {
+  bool on;
+  double compute_tflops, bandwidth_gbps; /* one server (devices x TP efficiency) */
+  double eff_compute, eff_bandwidth;     /* projected onto this device */
+  double batch;                          /* running batch per server (Little's law) */
+  double seqs_q;                         /* sequences resident at the SLO quantile (Poisson) */
+  double kv_demand_bytes;                /* KV in use at that quantile */
+  double kv_capacity_bytes;              /* memory left for KV after weights and headroom */
+  double step_ms;                        /* one decode step at the running batch */
+  double prefill_ms;                     /* a mean prompt's prefill */
+  double prefill_share;                  /* of the server's time spent on prefill */
+  double ttft_q_ms, tpot_ms, e2e_q_ms;
+  double capacity_rps; /* requests/s one server sustains before KV or compute runs out */
+  double goodput;      /* share of requests meeting the TTFT and TPOT SLOs at the peak */
+  const char *binds;   /* what limits capacity: "decode bandwidth", "compute", "KV capacity" */
+  double usd_per_m_output, usd_per_m_input; /* $ per million tokens at the mean rate */
+} rs_llm_fit;
+
 /* What the endpoint needs, derived from the summary once. */
 typedef struct rs_demand {
   const rs_instance *source; /* the current shape, from the catalog */
@@ -196,6 +256,7 @@ typedef struct rs_demand {
   double cpu_base_vcpus, cpu_vcpu_s_per_req;
   bool net_known;
   double net_base_bps, net_bytes_per_req; /* rx + tx, the larger direction */
+  rs_llm_demand llm;
 } rs_demand;
 
 typedef struct rs_candidate {
@@ -234,6 +295,7 @@ typedef struct rs_candidate {
   size_t nreasons;
   const char **notes; /* other things to know about this shape */
   size_t nnotes;
+  rs_llm_fit llm; /* LLM serving figures (llm.on) */
 } rs_candidate;
 
 /* Verdicts: what to do about the current deployment, and why (docs/model.md

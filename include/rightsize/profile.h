@@ -87,6 +87,13 @@ typedef struct rs_profile {
     bool precision_set;     /* model.precision given (else fp16) */
     rs_precision precision; /* when precision_set */
     bool shardable;         /* may be split across the devices of one instance */
+    /* LLM serving (docs/profile-format.md): a row of the model facts table
+     * (docs/model.md "LLM serving"), its parameter count, the KV cache's
+     * precision. Either name or params makes the fit an LLM fit. */
+    const char *name; /* NULL when absent */
+    size_t name_line, name_col;
+    double params;             /* NaN when absent */
+    double kv_bytes_per_value; /* model.kv_precision: 2 (fp16, bf16) or 1 (fp8, int8); NaN absent */
   } model;
   struct {
     const char *provider; /* aws, gcp, azure */
@@ -98,6 +105,8 @@ typedef struct rs_profile {
   struct {
     double latency_p99_ms; /* NaN when absent */
     double latency_p95_ms; /* NaN when absent; at least one of the two is set */
+    /* LLM serving: time to first token and time per output token; NaN absent */
+    double ttft_p95_ms, ttft_p99_ms, tpot_p95_ms, tpot_p99_ms;
   } slo;
   struct {
     double peak_rps; /* design peak override; NaN when absent */

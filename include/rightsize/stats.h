@@ -114,6 +114,9 @@ typedef struct rs_endpoint_stats {
   double rate_peak_to_mean, rate_p99_to_mean, rate_cv;
   /* Host metrics against the request rate on the same rows. */
   rs_linear_fit cpu_vs_rate, net_rx_vs_rate, net_tx_vs_rate;
+  /* An LLM server's typical TPOT (tpot_p50, ms) against the request rate:
+   * the LLM model's back-test (docs/model.md "LLM serving"). */
+  rs_linear_fit tpot_vs_rate;
   rs_load_stats load; /* latency by load bucket (the back-test's history) */
 } rs_endpoint_stats;
 

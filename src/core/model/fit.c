@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fit_internal.h"
+#include "llm.h"
 #include "rightsize/num.h"
 #include "queue.h"
 
@@ -91,6 +92,20 @@ static double project(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t,
   return pr->ratio;
 }
 
+/* The same through the llm-decode class (unless named) under a stated bound:
+ * how the target's achieved share of its bandwidth or compute compares. */
+static void project_llm(rs_fit_ctx *ctx, const rs_demand *d, const rs_instance *t, rs_bound b,
+                        rs_projection *pr) {
+  const rs_profile *p = ctx->profile;
+  rs_proj_query q = {d->source,
+                     t,
+                     p->model.workload_set ? p->model.workload : RS_WORKLOAD_LLM_DECODE,
+                     p->model.precision_set ? p->model.precision : RS_PRECISION_COUNT,
+                     b,
+                     p->model.framework};
+  rs_proj_project(&ctx->proj, &q, pr);
+}
+
 /* How a projection was made, for the basis and the confidence reasons. */
 static const char *projection_text(rs_fit_ctx *ctx, const rs_projection *pr) {
   const char *cls =
@@ -144,15 +159,6 @@ static const rs_benchmark *same_device_benchmark(rs_fit_ctx *ctx, const rs_insta
 
 /* ---- one shape ---- */
 
-static double gib(double bytes) { return bytes / RS_GIB; }
-
-static void reject(rs_candidate *c, rs_constraint why, const char *reason, double shortfall) {
-  c->fits = false;
-  c->failed = why;
-  c->reason = reason;
-  c->shortfall = shortfall;
-}
-
 typedef struct plan {
   double service_s;    /* busy time per request per server (capacity) */
   double queue_s;      /* what a request holds a server (queue model) */
@@ -160,84 +166,6 @@ typedef struct plan {
   double cs2;
   bool cpu_target;
 } plan;
-
-/* Memory per device (or shard group) and host memory. false: rejected. */
-static bool fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, plan *pl) {
-  const rs_instance *in = c->inst;
-  double h = ctx->o->headroom * 100.0;
-  double host_need = d->host_mem_peak;
-  c->devices_per_server = 1;
-  c->servers_per_replica = 1;
-  if (pl->cpu_target) {
-    host_need = (isnan(host_need) ? 0.0 : host_need) + d->mem_need;
-    c->mem_capacity = in->memory_bytes;
-    c->mem_free = 1.0 - host_need / in->memory_bytes;
-    c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
-    if (c->host_mem_need > in->memory_bytes) {
-      reject(c, RS_CONSTRAINT_MEMORY,
-             rs_fit_printf(ctx,
-                           "needs %.1f GiB host memory for the model and the process incl. "
-                           "%.0f%% headroom > %.1f GiB",
-                           gib(c->host_mem_need), h, gib(in->memory_bytes)),
-             c->host_mem_need / in->memory_bytes);
-      return false;
-    }
-    return true;
-  }
-  double dev = in->accelerator_memory_bytes, count = in->accelerator_count;
-  if (isnan(dev) || isnan(count)) {
-    reject(c, RS_CONSTRAINT_SPEC, "accelerator memory or count unknown in the catalog", INFINITY);
-    return false;
-  }
-  unsigned k = 1;
-  /* Whole devices, converted once and clamped first: a --catalog count up
-   * to the document range (1e18) past UINT_MAX would be undefined. */
-  unsigned whole = count >= 1e6 ? 1000000u : count >= 1 ? (unsigned)count : 0u;
-  if (d->mem_unknown && d->mem_need_head > dev) {
-    reject(c, RS_CONSTRAINT_MEMORY,
-           rs_fit_printf(ctx,
-                         "memory need unknown: only devices of at least the current %.1f GiB are "
-                         "known to hold the model (add gpu_mem_used samples or model.weights)",
-                         gib(d->mem_need_head)),
-           d->mem_need_head / dev);
-    return false;
-  }
-  if (d->mem_need_head > dev) {
-    bool shard = ctx->profile->model.shardable && count >= 2;
-    while (shard && k <= whole && (double)k * dev < d->mem_need_head)
-      k *= 2;
-    if (!shard || k > whole || whole % k != 0) {
-      double total = count >= 1 ? dev * count : dev;
-      const char *why =
-          !shard && count >= 2 && d->mem_need_head <= total
-              ? rs_fit_printf(ctx,
-                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device "
-                              "(the model may not shard)",
-                              gib(d->mem_need_head), h, gib(dev))
-          : shard
-              ? rs_fit_printf(ctx,
-                              "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB on all %.0f devices",
-                              gib(d->mem_need_head), h, gib(total), count)
-              : rs_fit_printf(ctx, "needs %.1f GiB incl. %.0f%% headroom > %.1f GiB per device",
-                              gib(d->mem_need_head), h, gib(dev));
-      reject(c, RS_CONSTRAINT_MEMORY, why, d->mem_need_head / (shard ? total : dev));
-      return false;
-    }
-  }
-  c->devices_per_server = k;
-  c->servers_per_replica = count < 1 ? 1 : whole / k;
-  c->mem_capacity = dev * k;
-  c->mem_free = 1.0 - d->mem_need / c->mem_capacity;
-  c->host_mem_need = host_need * (1.0 + ctx->o->headroom);
-  if (!isnan(c->host_mem_need) && !isnan(in->memory_bytes) && c->host_mem_need > in->memory_bytes) {
-    reject(c, RS_CONSTRAINT_HOST_MEMORY,
-           rs_fit_printf(ctx, "needs %.1f GiB host memory incl. %.0f%% headroom > %.1f GiB",
-                         gib(c->host_mem_need), h, gib(in->memory_bytes)),
-           c->host_mem_need / in->memory_bytes);
-    return false;
-  }
-  return true;
-}
 
 /* The basis, error band and confidence reasons a projection gives. */
 static void projection_confidence(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
@@ -328,24 +256,26 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   if (isnan(busy) && d->design_peak == 0 && !isnan(d->service_q_ms))
     busy = 0; /* no traffic to carry: only the latency of one request matters */
   if (isnan(busy)) {
-    reject(c, RS_CONSTRAINT_SPEC,
-           "no busy time per request to project (needs utilization and request-rate samples, "
-           "or a benchmark on this shape)",
-           INFINITY);
+    rs_fit_reject(
+        c, RS_CONSTRAINT_SPEC,
+        "no busy time per request to project (needs utilization and request-rate samples, "
+        "or a benchmark on this shape)",
+        INFINITY);
     return false;
   }
   rs_projection pr = {.ratio = 1.0, .path = RS_PROJ_SAME};
   double ratio = c->is_current ? 1.0 : project(ctx, d, in, &pr);
   if (isnan(ratio)) {
     const rs_instance *lack = pr.lacking ? pr.lacking : in;
-    reject(c, RS_CONSTRAINT_SPEC,
-           rs_fit_printf(ctx,
-                         "no %s figure for %s (the %s device) to project with (a benchmark on "
-                         "this shape would do)",
-                         pr.figure ? pr.figure : "compute or bandwidth",
-                         lack->accelerator ? lack->accelerator->name : lack->name,
-                         lack == d->source ? "source" : "target"),
-           INFINITY);
+    rs_fit_reject(
+        c, RS_CONSTRAINT_SPEC,
+        rs_fit_printf(ctx,
+                      "no %s figure for %s (the %s device) to project with (a benchmark on "
+                      "this shape would do)",
+                      pr.figure ? pr.figure : "compute or bandwidth",
+                      lack->accelerator ? lack->accelerator->name : lack->name,
+                      lack == d->source ? "source" : "target"),
+        INFINITY);
     return false;
   }
   double speed = 1.0;
@@ -481,6 +411,11 @@ static void price(const rs_fit_result *res, rs_candidate *c) {
       res->demand.rate_mean > 0 ? c->usd_per_hour / (res->demand.rate_mean * 3600.0) * 1e6 : NAN;
   c->savings_month = (res->current_usd_hour - c->usd_per_hour) * RS_FIT_HOURS_PER_MONTH;
   c->savings_pct = (res->current_usd_hour - c->usd_per_hour) / res->current_usd_hour * 100.0;
+  if (c->llm.on) {
+    const rs_llm_demand *l = &res->demand.llm;
+    c->llm.usd_per_m_output = c->usd_per_hour / (l->output_rate_mean * 3600.0) * 1e6;
+    c->llm.usd_per_m_input = c->usd_per_hour / (l->prompt_rate_mean * 3600.0) * 1e6;
+  }
 }
 
 static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
@@ -551,6 +486,49 @@ static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, r
   return after_latency(ctx, c, pl);
 }
 
+/* An LLM on one shape (llm.c): the decode and KV checks, then the smallest
+ * replica count meeting KV capacity, load, TPOT, TTFT and latency. */
+static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
+                    reasons *r) {
+  const rs_demand *d = &res->demand;
+  rs_projection pm = {.ratio = 1.0, .path = RS_PROJ_SAME}, pc = pm;
+  rs_constraint k = RS_CONSTRAINT_NONE;
+  const char *why = NULL;
+  if (!c->is_current) {
+    project_llm(ctx, d, c->inst, RS_BOUND_MEMORY, &pm);
+    project_llm(ctx, d, c->inst, RS_BOUND_COMPUTE, &pc);
+    projection_confidence(ctx, d, c, &pm, r);
+    c->ratio = pm.ratio;
+    c->error_band += d->llm.backtest_error; /* the model's own error on its history */
+  } else {
+    c->basis = "observed";
+    c->error_band = 0.10;
+    c->ratio = 1.0;
+    c->servers_per_replica =
+        d->source_active / c->devices_per_server ? d->source_active / c->devices_per_server : 1;
+  }
+  if (!rs_llm_prepare(ctx, d, c, c->is_current ? NULL : &pm, c->is_current ? NULL : &pc, &k,
+                      &why)) {
+    rs_fit_reject(c, k, why, INFINITY);
+    return;
+  }
+  unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
+  rs_llm_eval(ctx, d, c, 1);
+  double need =
+      d->design_peak / ((double)c->servers_per_replica * c->llm.capacity_rps * ctx->o->max_util);
+  first = fixed ? fixed : need > 1 ? (unsigned)fmin(ceil(need - 1e-9), (double)last) : 1;
+  for (unsigned n = first; n <= last; n++)
+    if ((k = rs_llm_eval(ctx, d, c, n)) == RS_CONSTRAINT_NONE)
+      break;
+  if (k != RS_CONSTRAINT_NONE)
+    rs_fit_reject(c, k, rs_llm_failure(ctx, d, c, k),
+                  k == RS_CONSTRAINT_KV_CAPACITY ? c->llm.kv_demand_bytes / c->llm.kv_capacity_bytes
+                                                 : c->util / ctx->o->max_util);
+  else
+    c->binding = rs_llm_tightest(ctx, d, c);
+  price(res, c);
+}
+
 /* Fits one shape. fixed > 0 evaluates that replica count instead of
  * searching (the current or a proposed deployment). */
 static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
@@ -571,14 +549,21 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   if (in->price_flag == RS_PRICE_SUSPECT)
     lower(&r, RS_CONF_MEDIUM, "the catalog marks this price suspect");
   if (!current && isnan(in->price_usd_per_hour)) {
-    reject(c, RS_CONSTRAINT_PRICE,
-           rs_fit_printf(ctx, "no %s price in catalog %s", rs_price_basis_name(res->basis),
-                         ctx->cat->version),
-           INFINITY);
+    rs_fit_reject(c, RS_CONSTRAINT_PRICE,
+                  rs_fit_printf(ctx, "no %s price in catalog %s", rs_price_basis_name(res->basis),
+                                ctx->cat->version),
+                  INFINITY);
     keep_reasons(ctx, c, &r);
     return;
   }
-  if (!fit_memory(ctx, d, c, &pl) || !fit_service(ctx, d, c, &pl, &r)) {
+  if (rs_fit_memory(ctx, d, c, pl.cpu_target) && d->llm.on) {
+    fit_llm(ctx, res, c, fixed, &r);
+    keep_reasons(ctx, c, &r);
+    return;
+  }
+  if (!c->fits && d->llm.on && c->failed == RS_CONSTRAINT_MEMORY)
+    c->reason = rs_llm_memory_reason(ctx, d, c);
+  if (!c->fits || !fit_service(ctx, d, c, &pl, &r)) {
     keep_reasons(ctx, c, &r);
     return;
   }
@@ -595,12 +580,12 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   if (in->network_up_to && isnan(in->network_baseline_gbps) && d->net_known)
     add_note(ctx, c, "network is 'up to' with no baseline: network check skipped");
   if (pl.service_q_ms > d->slo_ms && !healthy) {
-    reject(c, RS_CONSTRAINT_LATENCY,
-           rs_fit_printf(ctx,
-                         "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
-                         "count helps",
-                         pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
-           pl.service_q_ms / d->slo_ms);
+    rs_fit_reject(c, RS_CONSTRAINT_LATENCY,
+                  rs_fit_printf(ctx,
+                                "service alone takes %.1f ms at p%.0f > SLO %.0f ms: no replica "
+                                "count helps",
+                                pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
+                  pl.service_q_ms / d->slo_ms);
     if (fixed) {
       evaluate(ctx, d, c, &pl, fixed);
       price(res, c);
@@ -616,12 +601,12 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
         d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
     if (need > (double)last) {
       evaluate(ctx, d, c, &pl, last);
-      reject(c, RS_CONSTRAINT_UTILIZATION,
-             rs_fit_printf(ctx,
-                           "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
-                           "--max-replicas %u",
-                           ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
-             need / (double)last);
+      rs_fit_reject(c, RS_CONSTRAINT_UTILIZATION,
+                    rs_fit_printf(ctx,
+                                  "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
+                                  "--max-replicas %u",
+                                  ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
+                    need / (double)last);
       keep_reasons(ctx, c, &r);
       return;
     }
@@ -640,7 +625,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                  : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
                  : k == RS_CONSTRAINT_HOST_CPU    ? c->host_cpu_util / ctx->o->max_util
                                                   : c->net_util / ctx->o->max_util;
-    reject(c, k, failure_text(ctx, d, c, k), off);
+    rs_fit_reject(c, k, failure_text(ctx, d, c, k), off);
   } else {
     c->binding = tightest(ctx, d, c, &pl);
   }
@@ -662,7 +647,7 @@ static void reject_framework(rs_fit_ctx *ctx, rs_fit_result *res, const rs_insta
   c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
   c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
   c->savings_month = c->savings_pct = NAN;
-  reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
+  rs_fit_reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
   data_reasons(ctx, &res->demand, &r);
   keep_reasons(ctx, c, &r);
 }

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "fit_internal.h"
+#include "llm.h"
 #include "queue.h"
 
 /* A least-squares line is trusted with this many rows and this fit. */
@@ -375,6 +376,9 @@ rs_status rs_fit_demand(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
   demand_capacity(ctx, d);
   demand_latency(ctx, d);
   demand_host(ctx, d);
+  rs_status st = rs_llm_demand_init(ctx, d, err);
+  if (st != RS_OK)
+    return st;
   if (isnan(d->mem_need))
     return rs_error_set(err, RS_INVALID, p->path, 0, 0,
                         "nothing says how much accelerator memory the model needs: expected "

@@ -56,6 +56,15 @@ double rs_fit_tflops(const rs_instance *in);
  * policy); called once at the end of rs_fit. */
 void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res);
 
+/* Marks c rejected by constraint why with its reason and shortfall (need /
+ * capacity, INFINITY when no count helps). */
+void rs_fit_reject(rs_candidate *c, rs_constraint why, const char *reason, double shortfall);
+
+/* Memory per device (or shard group of the devices) and host memory on c's
+ * shape (fit_memory.c): sets devices_per_server, servers_per_replica,
+ * mem_capacity, mem_free, host_mem_need. false: c is rejected. */
+bool rs_fit_memory(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, bool cpu_target);
+
 /* Why a model of `framework` cannot run on shape in (compat.c), or NULL
  * when it can or the framework is not in the table. */
 const char *rs_fit_compat(rs_fit_ctx *ctx, const char *framework, const rs_instance *in);

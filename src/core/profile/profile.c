@@ -137,6 +137,9 @@ static const char *const model_keys[] = {"framework",
                                          "kv_cache",
                                          "workload",
                                          "precision",
+                                         "name",
+                                         "params",
+                                         "kv_precision",
                                          NULL};
 static const char *const kv_keys[] = {"layers",          "kv_heads",   "head_dim",
                                       "bytes_per_value", "max_tokens", NULL};
@@ -218,6 +221,29 @@ static rs_status read_projection_keys(ctx *c, const rs_node *m) {
   return st;
 }
 
+/* model.name, model.params, model.kv_precision (LLM serving). The name is
+ * looked up in the model facts when fitting, which knows the table. */
+static rs_status read_llm_keys(ctx *c, const rs_node *m) {
+  static const char *const kv_precisions[] = {"fp16", "bf16", "fp8", "int8"};
+  const rs_node *n;
+  unsigned idx;
+  rs_status st = opt_string(c, m, "name", "model.name", &c->p->model.name);
+  if (st == RS_OK && (n = rs_node_get(m, "name")) != NULL) {
+    c->p->model.name_line = n->line;
+    c->p->model.name_col = n->col;
+  }
+  if (st == RS_OK && (n = rs_node_get(m, "params")) != NULL) {
+    st =
+        rs_node_units(n, c->path, "model.params", RS_UNIT_COUNT, NULL, &c->p->model.params, c->err);
+    if (st == RS_OK)
+      st = positive(c, n, "model.params", c->p->model.params, false);
+  }
+  if (st == RS_OK && (n = rs_node_get(m, "kv_precision")) != NULL &&
+      (st = one_of(c, n, "model.kv_precision", kv_precisions, 4, &idx)) == RS_OK)
+    c->p->model.kv_bytes_per_value = idx < 2 ? 2.0 : 1.0;
+  return st;
+}
+
 static rs_status read_model(ctx *c, const rs_node *m) {
   rs_profile *p = c->p;
   const rs_node *n;
@@ -257,6 +283,8 @@ static rs_status read_model(ctx *c, const rs_node *m) {
   }
   if (st == RS_OK && (n = rs_node_get(m, "kv_cache")) != NULL)
     st = read_kv(c, n);
+  if (st == RS_OK)
+    st = read_llm_keys(c, m);
   return st;
 }
 
@@ -287,7 +315,8 @@ static rs_status read_current(ctx *c, const rs_node *m) {
   return st;
 }
 
-static const char *const slo_keys[] = {"latency_p99", "latency_p95", NULL};
+static const char *const slo_keys[] = {"latency_p99", "latency_p95", "ttft_p95", "ttft_p99",
+                                       "tpot_p95",    "tpot_p99",    NULL};
 static const char *const traffic_keys[] = {"peak_rps", "growth", "rate_scope", NULL};
 static const char *const scope_names[] = {"replica", "endpoint"};
 
@@ -299,6 +328,13 @@ static rs_status read_slo(ctx *c, const rs_node *m) {
     st = opt_duration_ms(c, m, "latency_p99", "slo.latency_p99", &c->p->slo.latency_p99_ms);
   if (st == RS_OK)
     st = opt_duration_ms(c, m, "latency_p95", "slo.latency_p95", &c->p->slo.latency_p95_ms);
+  double *llm[] = {&c->p->slo.ttft_p95_ms, &c->p->slo.ttft_p99_ms, &c->p->slo.tpot_p95_ms,
+                   &c->p->slo.tpot_p99_ms};
+  for (int i = 0; i < 4 && st == RS_OK; i++) {
+    char what[32];
+    snprintf(what, sizeof(what), "slo.%s", slo_keys[2 + i]);
+    st = opt_duration_ms(c, m, slo_keys[2 + i], what, llm[i]);
+  }
   if (st == RS_OK && isnan(c->p->slo.latency_p99_ms) && isnan(c->p->slo.latency_p95_ms))
     st = rs_error_set(c->err, RS_INVALID, c->path, m->line, m->col,
                       "slo: expected latency_p99 or latency_p95 (for example latency_p99: 50ms)");
@@ -622,7 +658,9 @@ rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, r
   c.p->traffic.peak_rps = NAN;
   c.p->traffic.growth = 1.0;
   c.p->slo.latency_p99_ms = c.p->slo.latency_p95_ms = NAN;
+  c.p->slo.ttft_p95_ms = c.p->slo.ttft_p99_ms = c.p->slo.tpot_p95_ms = c.p->slo.tpot_p99_ms = NAN;
   c.p->model.weights_bytes = c.p->model.activation_bytes_per_sample = NAN;
+  c.p->model.params = c.p->model.kv_bytes_per_value = NAN;
   c.p->model.max_batch = 1;
   c.p->current.replicas = 1;
   st = read_top(&c, doc.root);

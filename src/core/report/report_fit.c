@@ -8,6 +8,7 @@
 #include "rightsize/num.h"
 #include "rightsize/report_fit.h"
 #include "table.h"
+#include "report_fit_llm.h"
 
 #define NCOLS 15
 
@@ -235,6 +236,7 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
                   "%sslo%s        p%.0f <= %g ms; no latency claim (no latency samples, no "
                   "request rate); ceiling %.0f%%%s",
                   pre, post, d->slo_quantile * 100.0, d->slo_ms, o->max_util * 100.0, eol);
+  rs_report_llm_header(out, r, pre, post, eol);
 }
 
 /* The candidate the "bound by" line describes: the verdict's target, else
@@ -273,6 +275,7 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
   for (size_t i = 0; i < b->nreasons; i++)
     rs_buf_printf(out, "%s%s", i ? "; " : ": ", b->reasons[i]);
   rs_buf_printf(out, "; projection %s, error band +/-%.0f%%\n", b->basis, b->error_band * 100.0);
+  rs_report_llm_line(out, r, b, pre, post, eol);
 }
 
 static void put_warnings(rs_buf *out, const rs_fit_result *r, bool markdown) {
@@ -364,6 +367,7 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
     else
       rs_buf_printf(out, "%sprojection   %s; busy %.2f ms per request per server (x%.3f)\n", item,
                     b->basis, b->service_s * 1e3, b->ratio);
+    rs_report_llm_explain(out, r, b, item);
     for (size_t i = 0; i < b->nnotes; i++)
       rs_buf_printf(out, "%snote         %s\n", item, b->notes[i]);
   }

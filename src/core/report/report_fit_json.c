@@ -6,6 +6,7 @@
 
 #include "jsonw.h"
 #include "rightsize/report_fit.h"
+#include "report_fit_llm.h"
 #include "report_internal.h"
 #include "rightsize/version.h"
 
@@ -71,6 +72,7 @@ static void json_candidate(rs_jsonw *w, const char *key, const rs_candidate *c, 
     rs_jsonw_string(w, "confidence", rs_confidence_name(c->confidence));
     json_strings(w, "confidence_reasons", c->reasons, c->nreasons);
     json_strings(w, "notes", c->notes, c->nnotes);
+    rs_report_llm_json_candidate(w, c);
   }
   rs_jsonw_end(w, '}');
 }
@@ -136,6 +138,7 @@ static void json_demand(rs_jsonw *w, const rs_fit_result *r) {
   rs_jsonw_number(w, "host_cpu_vcpu_s_per_request", d->cpu_known ? d->cpu_vcpu_s_per_req : NAN);
   rs_jsonw_number(w, "network_base_bytes_per_s", d->net_known ? d->net_base_bps : NAN);
   rs_jsonw_number(w, "network_bytes_per_request", d->net_known ? d->net_bytes_per_req : NAN);
+  rs_report_llm_json_demand(w, d);
   rs_jsonw_end(w, '}');
 }
 

@@ -31,7 +31,8 @@ typedef struct pair {
 } pair;
 
 /* Host metrics paired with the request rate, in this order. */
-static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_METRIC_NET_TX};
+static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_METRIC_NET_TX,
+                                       RS_METRIC_TPOT_P50};
 #define NHOST_PAIRS (sizeof(host_pairs) / sizeof(host_pairs[0]))
 
 typedef struct window {
@@ -446,6 +447,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   pair_finish(&st->host_load[0], &out->cpu_vs_rate);
   pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
+  pair_finish(&st->host_load[3], &out->tpot_vs_rate);
   rs_load_finish(&st->load, &out->load);
   return RS_OK;
 }
