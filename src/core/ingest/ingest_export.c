@@ -381,24 +381,6 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   return st;
 }
 
-rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
-                                const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                rs_ingest_result *result, rs_error *err) {
-  rs_arena arena;
-  char *data = NULL;
-  size_t len = 0;
-  rs_status st;
-  rs_arena_init(&arena, 0);
-  st = rs_doc_read_file(&data, &len, &arena, path, RS_INGEST_EXPORT_MAX, err);
-  if (st == RS_OK && len == 0)
-    st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
-                      rs_format_name(format));
-  if (st == RS_OK)
-    st = rs_ingest_export(path, data, len, format, opts, sink, ctx, result, err);
-  rs_arena_release(&arena);
-  return st;
-}
-
 /* ---- mapping files ---- */
 
 static const char *const map_keys[] = {"gpu_mem_total", "gpus", "cpus", "period", "series", NULL};

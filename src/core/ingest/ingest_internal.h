@@ -124,11 +124,6 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err);
 
-/* Reads the whole of path (at most RS_INGEST_EXPORT_MAX) and does the same. */
-rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
-                                const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                rs_ingest_result *result, rs_error *err);
-
 /* The readers: data is the whole file, NUL-terminated. */
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
