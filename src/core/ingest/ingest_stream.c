@@ -230,8 +230,6 @@ static rs_status fill_head(rs_instream *s, rs_error *err) {
                         "JSON or Prometheus text",
                         (size_t)(nul - s->head), s->enc != ENC_PLAIN ? " of the decompressed " : "",
                         s->enc == ENC_GZIP ? "gzip data" : (s->enc == ENC_ZSTD ? "zstd data" : ""));
-  s->line = 1;
-  s->col = 1;
   return RS_OK;
 }
 
