@@ -88,6 +88,7 @@ typedef struct rs_summary_options {
   rs_stats_options stats;
   rs_sample_format format; /* for bare sample files; profiles say per file */
   const char *mapping;     /* series mapping file for bare exported files, or NULL */
+  rs_selection select;     /* --select KEY=VALUE: rows and series kept from every file */
 } rs_summary_options;
 
 /* Reads every sample file and inline row of profile, in order. Everything

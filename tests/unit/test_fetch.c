@@ -235,7 +235,7 @@ static void test_queries_and_merge(void **state) {
   rs_buf csv;
   rs_fetch_result res;
   rs_ingest_result ir;
-  rs_ingest_options io = {RS_FORMAT_AUTO, 0, NULL};
+  rs_ingest_options io = {RS_FORMAT_AUTO, 0, NULL, NULL};
   rs_error err;
   size_t rows = 0;
   (void)state;

@@ -41,7 +41,7 @@ static void assert_near(double got, double want) {
 
 static rs_status ingest(const char *path, rs_sample_format format, counting_sink *cs,
                         rs_ingest_result *res, rs_error *err) {
-  rs_ingest_options opts = {format, 0, NULL};
+  rs_ingest_options opts = {format, 0, NULL, NULL};
   memset(cs, 0, sizeof(*cs));
   rs_error_clear(err);
   return rs_ingest_file(path, &opts, count_rows, cs, res, err);
@@ -49,7 +49,7 @@ static rs_status ingest(const char *path, rs_sample_format format, counting_sink
 
 static rs_status ingest_text(const char *text, rs_sample_format format, counting_sink *cs,
                              rs_error *err) {
-  rs_ingest_options opts = {format, 0, NULL};
+  rs_ingest_options opts = {format, 0, NULL, NULL};
   memset(cs, 0, sizeof(*cs));
   rs_error_clear(err);
   return rs_ingest_memory("mem.csv", text, strlen(text), &opts, count_rows, cs, NULL, err);
@@ -364,7 +364,7 @@ static void test_memory_and_null_options(void **state) {
 
 static void test_sink_error_passes_up(void **state) {
   counting_sink cs;
-  rs_ingest_options opts = {RS_FORMAT_AUTO, 0, NULL};
+  rs_ingest_options opts = {RS_FORMAT_AUTO, 0, NULL, NULL};
   rs_error err;
   (void)state;
   memset(&cs, 0, sizeof(cs));

@@ -16,7 +16,8 @@
 /* ---- format names ---- */
 
 const char *const rs_sample_format_names[] = {
-    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
+    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json",
+    "csv",  NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
@@ -534,6 +535,35 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
   return st;
 }
 
+/* A CSV through the mapping's csv section: points, merged into rows. */
+static rs_status read_mapped(rs_instream *in, const char *path, const rs_ingest_options *opts,
+                             rs_sample_sink sink, void *ctx, rs_ingest_result *result,
+                             rs_error *err) {
+  rs_csv_options copts;
+  rs_csv_reader *reader = NULL;
+  rs_arena arena;
+  rs_export x;
+  uint64_t rows = 0;
+  csv_options(&copts, opts);
+  rs_arena_init(&arena, 0);
+  rs_export_init(&x, &arena, path, opts->map);
+  rs_status st = rs_csv_open_source(&reader, path, rs_instream_read, in, &copts, err);
+  x.select = opts->select;
+  if (st == RS_OK)
+    st = rs_ingest_csvmap(&x, reader, path, opts, err);
+  if (st == RS_OK)
+    st = rs_export_emit(&x, sink, ctx, &rows, err);
+  if (result != NULL) {
+    result->format = RS_FORMAT_CSV;
+    result->rows = rows;
+    result->columns = 0;
+  }
+  rs_csv_free(reader);
+  rs_export_release(&x);
+  rs_arena_release(&arena);
+  return st;
+}
+
 /* Detects the format from the stream's first decoded bytes (unless given)
  * and reads it: exports whole, CSV streamed a record at a time. */
 static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_options *opts,
@@ -548,6 +578,13 @@ static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_
     f = rs_export_sniff(head, hlen);
   if (is_export(f))
     return read_export(in, path, f, opts, sink, ctx, result, err);
+  bool mapped = opts != NULL && opts->map != NULL && opts->map->csv.set;
+  if (f == RS_FORMAT_CSV && !mapped)
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                        "--input-format csv needs a mapping file with a csv section (--mapping, "
+                        "see docs/samples-format.md)");
+  if (mapped && (f == RS_FORMAT_AUTO || f == RS_FORMAT_CSV))
+    return read_mapped(in, path, opts, sink, ctx, result, err);
   csv_options(&copts, opts);
   rs_status st = rs_csv_open_source(&reader, path, rs_instream_read, in, &copts, err);
   if (st != RS_OK)

@@ -19,22 +19,22 @@ typedef enum { ENC_PLAIN, ENC_GZIP, ENC_ZSTD } encoding;
 
 struct rs_instream {
   const char *name;
-  FILE *fp;           /* NULL for memory input */
-  bool owns_fp;       /* not standard input */
-  const char *mem;    /* memory input */
+  FILE *fp;        /* NULL for memory input */
+  bool owns_fp;    /* not standard input */
+  const char *mem; /* memory input */
   size_t mem_len;
   encoding enc;
   unsigned char *raw; /* compressed input window */
   size_t rpos, rend;
   bool raw_eof;
-  size_t raw_read;    /* compressed bytes taken from the source */
+  size_t raw_read; /* compressed bytes taken from the source */
   z_stream z;
   bool z_live, z_ended; /* inflateInit2 done; the last gzip member ended */
   ZSTD_DStream *zd;
-  size_t zstd_hint;   /* ZSTD_decompressStream's last return: 0 at a frame's end */
+  size_t zstd_hint; /* ZSTD_decompressStream's last return: 0 at a frame's end */
   char head[RS_INSTREAM_HEAD];
   size_t head_len, head_pos;
-  size_t line, col;   /* where the decoded text handed out so far ends */
+  size_t line, col; /* where the decoded text handed out so far ends */
 };
 
 /* ---- the raw source ---- */
@@ -79,8 +79,7 @@ static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, 
 static rs_status corrupt(const rs_instream *s, const char *what, const char *why, rs_error *err) {
   return rs_error_set(err, RS_SYNTAX, s->name, s->line, s->col,
                       "%s after %zu compressed bytes (%s), expected a whole %s stream", what,
-                      s->raw_read - (s->rend - s->rpos), why,
-                      s->enc == ENC_GZIP ? "gzip" : "zstd");
+                      s->raw_read - (s->rend - s->rpos), why, s->enc == ENC_GZIP ? "gzip" : "zstd");
 }
 
 /* Runs inflate over what input there is; with none left it still drains
@@ -172,7 +171,10 @@ static bool magic(const unsigned char *p, size_t n, const char *m, size_t mlen) 
 
 /* Containers and compressions we recognise but do not read. */
 static const char *unsupported(const unsigned char *p, size_t n) {
-  if (magic(p, n, "\xFD" "7zXZ\x00", 6))
+  if (magic(p, n,
+            "\xFD"
+            "7zXZ\x00",
+            6))
     return "xz-compressed";
   if (magic(p, n, "BZh", 3) && n >= 4 && p[3] >= '1' && p[3] <= '9')
     return "bzip2-compressed";
@@ -336,8 +338,8 @@ rs_status rs_instream_slurp(char **data, size_t *len, rs_instream *s, rs_arena *
   while (st == RS_OK && got > 0) {
     st = rs_instream_read(s, chunk, sizeof(chunk), &got, err);
     if (st == RS_OK && got > 0 && (st = rs_buf_append(&buf, chunk, got)) == RS_LIMIT)
-      st = rs_error_set(err, RS_LIMIT, s->name, 0, 0, "file is larger than %zu bytes%s",
-                        max_bytes, s->enc != ENC_PLAIN ? " decompressed" : "");
+      st = rs_error_set(err, RS_LIMIT, s->name, 0, 0, "file is larger than %zu bytes%s", max_bytes,
+                        s->enc != ENC_PLAIN ? " decompressed" : "");
     else if (st == RS_NOMEM)
       st = rs_error_set(err, RS_NOMEM, s->name, 0, 0, "out of memory reading the file");
   }

@@ -182,8 +182,8 @@ static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs
 }
 
 static rs_status read_file(builder *b, const char *path, rs_sample_format format,
-                           const char *mapping, rs_error *err) {
-  rs_ingest_options io = {.format = format, .max_record_bytes = 0, .map = NULL};
+                           const char *mapping, const rs_selection *select, rs_error *err) {
+  rs_ingest_options io = {.format = format, .max_record_bytes = 0, .map = NULL, .select = select};
   rs_series_map map;
   rs_ingest_result res;
   rs_summary_input *in = &b->sum->inputs[b->sum->ninputs];
@@ -241,7 +241,7 @@ rs_status rs_summary_from_profile(rs_summary **out, rs_arena *arena, const rs_pr
   st = begin(&b, arena, profile->nfiles, opts, err);
   for (size_t i = 0; st == RS_OK && i < profile->nfiles; i++)
     st = read_file(&b, profile->files[i].path, profile->files[i].format, profile->files[i].mapping,
-                   err);
+                   opts ? &opts->select : NULL, err);
   if (st == RS_OK && profile->nrows > 0) {
     rs_stats_begin_file(b.stats, profile->path);
     for (size_t i = 0; st == RS_OK && i < profile->nrows; i++)
@@ -267,7 +267,7 @@ rs_status rs_summary_from_files(rs_summary **out, rs_arena *arena, const char *c
   st = begin(&b, arena, npaths, opts, err);
   for (size_t i = 0; st == RS_OK && i < npaths; i++)
     st = read_file(&b, paths[i], opts ? opts->format : RS_FORMAT_AUTO, opts ? opts->mapping : NULL,
-                   err);
+                   opts ? &opts->select : NULL, err);
   if (st == RS_OK) {
     b.sum->name = npaths ? paths[0] : "";
     b.sum->source = RS_SOURCE_PRODUCTION;
