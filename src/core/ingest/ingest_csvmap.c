@@ -126,7 +126,7 @@ static rs_status resolve(mapped *m, rs_arena *arena, const rs_csv_field *f, cons
   if (st == RS_OK)
     st = resolve_wide(m, arena, f, path, err);
   if (st == RS_OK && m->value >= 0 && m->metric < 0 && !cm->has_metric &&
-      (m->file == NULL || m->file->ignore))
+      m->file == NULL)
     st = rs_error_set(err, RS_INVALID, path, f[0].line, f[0].col,
                       "no metric for the values of '%s': name the file under files: in mapping %s, "
                       "or set csv.metric or csv.metric_column (see docs/samples-format.md)",
@@ -311,6 +311,8 @@ rs_status rs_ingest_csvmap(rs_export *x, rs_csv_reader *reader, const char *path
   mapped m;
   rs_status st = setup(&m, &x->map->csv, path, opts, err);
   x->ep_column = x->map->csv.endpoint;
+  if (st == RS_OK && m.file != NULL && m.file->ignore)
+    return RS_OK; /* files: NAME: ignore */
   if (st == RS_OK)
     st = rs_csv_next(reader, &f, &n, err);
   if (st != RS_OK)
