@@ -5,7 +5,10 @@
  * prints them (with or without units, with or without header), and what
  * monitoring systems export (docs/sources.md): Prometheus query_range JSON,
  * Prometheus text exposition scrapes with timestamps, and CloudWatch
- * get-metric-data JSON. The format is detected from the content unless given. Every cell is
+ * get-metric-data JSON; and any CSV through a mapping file's csv section
+ * (docs/samples-format.md, "Any CSV"). Any of them may be gzip- or
+ * zstd-compressed (told by magic bytes) and read from standard input. The
+ * format is detected from the content unless given. Every cell is
  * validated (numbers, units, ranges) and converted to canonical units before
  * the row reaches the sink; the first bad cell stops ingestion with its
  * position, so a caller never sees part of a bad file as good data. */

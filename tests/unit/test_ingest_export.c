@@ -391,8 +391,7 @@ static void test_files(void **state) {
                    RS_INVALID);
   assert_non_null(strstr(err.msg, "empty file"));
   remove(path);
-  assert_int_equal(stats_of(&out, "-", NULL, 0, RS_FORMAT_PROM_TEXT, NULL, NULL, &err),
-                   RS_INVALID);
+  assert_int_equal(stats_of(&out, "-", NULL, 0, RS_FORMAT_PROM_TEXT, NULL, NULL, &err), RS_INVALID);
   assert_non_null(strstr(err.msg, "empty file, expected prometheus-text data"));
   assert_int_equal(
       stats_of(&out, "/nonexistent/x.json", NULL, 0, RS_FORMAT_PROM_JSON, NULL, NULL, &err), RS_IO);

@@ -564,6 +564,15 @@ static rs_status read_mapped(rs_instream *in, const char *path, const rs_ingest_
   return st;
 }
 
+/* --select on a format with no labels: refused rather than ignored, which
+ * would silently keep every row. */
+static rs_status unselectable(const char *path, const char *what, rs_error *err) {
+  return rs_error_set(err, RS_USAGE, path, 0, 0,
+                      "--select picks rows by label, and %s has no label columns (expected a "
+                      "mapped CSV or Prometheus series, see docs/samples-format.md)",
+                      what);
+}
+
 /* Detects the format from the stream's first decoded bytes (unless given)
  * and reads it: exports whole, CSV streamed a record at a time. */
 static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_options *opts,
@@ -576,6 +585,8 @@ static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_
   rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
   if (f == RS_FORMAT_AUTO)
     f = rs_export_sniff(head, hlen);
+  if (f == RS_FORMAT_CLOUDWATCH && opts != NULL && opts->select != NULL && opts->select->n > 0)
+    return unselectable(path, "a CloudWatch export", err);
   if (is_export(f))
     return read_export(in, path, f, opts, sink, ctx, result, err);
   bool mapped = opts != NULL && opts->map != NULL && opts->map->csv.set;
@@ -585,6 +596,12 @@ static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_
                         "see docs/samples-format.md)");
   if (mapped && (f == RS_FORMAT_AUTO || f == RS_FORMAT_CSV))
     return read_mapped(in, path, opts, sink, ctx, result, err);
+  if (opts != NULL && opts->select != NULL && opts->select->n > 0)
+    return unselectable(path,
+                        f == RS_FORMAT_NVSMI    ? "an nvidia-smi log"
+                        : f == RS_FORMAT_NATIVE ? "a native CSV"
+                                                : "a CSV read without a mapping (--mapping)",
+                        err);
   csv_options(&copts, opts);
   rs_status st = rs_csv_open_source(&reader, path, rs_instream_read, in, &copts, err);
   if (st != RS_OK)

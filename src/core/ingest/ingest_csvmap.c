@@ -125,8 +125,7 @@ static rs_status resolve(mapped *m, rs_arena *arena, const rs_csv_field *f, cons
     st = named_col(&m->sel_col[k], m, f, m->sel.m[k].key, "a selected column", path, err);
   if (st == RS_OK)
     st = resolve_wide(m, arena, f, path, err);
-  if (st == RS_OK && m->value >= 0 && m->metric < 0 && !cm->has_metric &&
-      m->file == NULL)
+  if (st == RS_OK && m->value >= 0 && m->metric < 0 && !cm->has_metric && m->file == NULL)
     st = rs_error_set(err, RS_INVALID, path, f[0].line, f[0].col,
                       "no metric for the values of '%s': name the file under files: in mapping %s, "
                       "or set csv.metric or csv.metric_column (see docs/samples-format.md)",
