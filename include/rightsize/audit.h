@@ -106,7 +106,23 @@ typedef struct rs_audit_options {
   const rs_pipeline *pipeline; /* open and priced (rs_pipeline_open) */
   unsigned threads;            /* 0: the number of online CPUs, at most 16 */
   unsigned max_per_instance;   /* endpoints one shared instance may carry; 0: no limit */
+  /* Profiles already built (rs_audit_split), parallel to the files given to
+   * rs_audit_run, which are then only their names; NULL: load the files. */
+  const rs_profile *const *profiles;
 } rs_audit_options;
+
+/* Endpoints from sample files that hold many (docs/sources.md, "Many
+ * endpoints in one file"): the mapping file's csv.endpoint column splits the
+ * rows of paths (files, or directories whose regular files are taken in
+ * byte order of their names; dot files skipped), one endpoint per distinct
+ * value, and its profile section gives every endpoint's facts (current
+ * instance, SLO, model). *profiles and *names (the endpoint names, sorted)
+ * live in arena, for rs_audit_run with opts->profiles. Errors: the
+ * mapping's (RS_IO, RS_SYNTAX, RS_INVALID with position), the files'
+ * (as rs_ingest_file), RS_INVALID when the mapping has no profile section. */
+rs_status rs_audit_split(const rs_profile ***profiles, const char ***names, size_t *n,
+                         rs_arena *arena, const char *mapping, const rs_selection *select,
+                         const char *const *paths, size_t npaths, rs_error *err);
 
 /* Audits files (from rs_audit_discover): each worker loads a profile and
  * calls rs_pipeline_fit_profile; rows, totals and the ranking are computed

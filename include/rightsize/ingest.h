@@ -7,7 +7,10 @@
  * rates and percentiles), and what
  * monitoring systems export (docs/sources.md): Prometheus query_range JSON,
  * Prometheus text exposition scrapes with timestamps, and CloudWatch
- * get-metric-data JSON. The format is detected from the content unless given. Every cell is
+ * get-metric-data JSON; and any CSV through a mapping file's csv section
+ * (docs/samples-format.md, "Any CSV"). Any of them may be gzip- or
+ * zstd-compressed (told by magic bytes) and read from standard input. The
+ * format is detected from the content unless given. Every cell is
  * validated (numbers, units, ranges) and converted to canonical units before
  * the row reaches the sink; the first bad cell stops ingestion with its
  * position, so a caller never sees part of a bad file as good data. */
@@ -30,6 +33,7 @@ typedef enum {
   RS_FORMAT_PROM_TEXT,  /* "prometheus-text": text exposition scrapes with timestamps */
   RS_FORMAT_CLOUDWATCH, /* "cloudwatch-json": aws cloudwatch get-metric-data output */
   RS_FORMAT_REQUESTS,   /* "requests": a per-request log, one CSV row per request */
+  RS_FORMAT_CSV,        /* "csv": any CSV, read through a mapping file's csv section */
   RS_FORMAT_COUNT
 } rs_sample_format;
 
@@ -38,7 +42,7 @@ extern const char *const rs_sample_format_names[];
 
 /* The names accepted by rs_format_from_name, for messages. */
 #define RS_FORMAT_NAMES                                                                            \
-  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json or requests"
+  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json, requests or csv"
 
 /* A format name ("auto", "native", "nvidia-smi", "prometheus-json", ...) ->
  * enum; RS_USAGE for an unknown name. */
@@ -72,6 +76,63 @@ rs_status rs_column_from_name(rs_column *out, const char *name, size_t len);
 rs_status rs_sample_set_cell(rs_sample *s, const rs_column *c, const char *text, size_t len,
                              const char *path, size_t line, size_t col, rs_error *err);
 
+/* Label selection (--select KEY=VALUE, a mapping's select): a CSV row or
+ * an exported series is kept when every match holds (the column or label
+ * KEY has exactly VALUE). Texts are borrowed. */
+#define RS_SELECT_MAX 16
+#define RS_SELECT_KEY_MAX 64
+
+typedef struct rs_label_match {
+  char key[RS_SELECT_KEY_MAX]; /* a copy */
+  const char *value;           /* borrowed */
+} rs_label_match;
+
+typedef struct rs_selection {
+  rs_label_match m[RS_SELECT_MAX];
+  size_t n;
+} rs_selection;
+
+/* Adds "KEY=VALUE" (the value borrowed from text): RS_USAGE without '=',
+ * with an empty key or one of RS_SELECT_KEY_MAX bytes or more, RS_LIMIT
+ * past RS_SELECT_MAX matches. */
+rs_status rs_selection_add(rs_selection *s, const char *text);
+
+/* Appends every match of from to to: RS_LIMIT past RS_SELECT_MAX. */
+rs_status rs_selection_merge(rs_selection *to, const rs_selection *from);
+
+/* How a mapped CSV column (wide) or a whole file (long, by base name)
+ * becomes a metric (docs/samples-format.md, "Any CSV"). */
+typedef struct rs_csv_rule {
+  const char *name; /* the column, or the file's base name */
+  bool ignore;
+  rs_metric metric;
+  double scale;        /* canonical value = cell x scale (from unit and scale) */
+  rs_selection select; /* files: rows kept from this file */
+  size_t line, col;    /* in the mapping file */
+} rs_csv_rule;
+
+/* A mapping file's csv section: which column is what. Column names are
+ * matched after trimming. */
+typedef struct rs_csv_map {
+  bool set;                  /* the mapping has a csv section */
+  const char *time;          /* the time column (required) */
+  double time_scale;         /* seconds per unit of a numeric time; 0: unix seconds or RFC 3339 */
+  const char *value;         /* long format: the value column */
+  const char *metric_column; /* long format: the column naming the series (a series key) */
+  bool has_metric;           /* long format: one metric for the whole file */
+  rs_metric metric;
+  double scale;
+  const char *device;   /* the device index column, or NULL */
+  const char *endpoint; /* the endpoint column (pod, container, host), or NULL */
+  rs_csv_rule *columns; /* wide format */
+  size_t ncolumns;
+  rs_csv_rule *files; /* per-file metric and selection, by base name */
+  size_t nfiles;
+  rs_selection select; /* rows kept from every file */
+  const char *path;    /* the mapping file, for messages */
+  size_t line, col;    /* of the csv section */
+} rs_csv_map;
+
 /* How exported series become metrics (docs/sources.md). A series' key is its
  * rs_metric label when it has one, else its __name__ (Prometheus) or its Label
  * (CloudWatch). A user rule for a key replaces the default rule. */
@@ -89,6 +150,8 @@ typedef struct rs_series_map {
   double gpus;          /* devices summed in CloudWatch GPU metrics (default 1) */
   double cpus;          /* vCPUs summed in CloudWatch CPUUtilization (default 1) */
   double period_s;      /* CloudWatch period of Invocations sums (default 60) */
+  rs_csv_map csv;       /* any CSV: which column is what */
+  const void *profile;  /* the mapping's profile section (an rs_node), or NULL */
 } rs_series_map;
 
 /* Sets the defaults: no user rules, gpus 1, cpus 1, period 60 s. */
@@ -99,10 +162,11 @@ void rs_series_map_init(rs_series_map *map);
 rs_status rs_series_map_load(rs_series_map *out, rs_arena *arena, const char *path, rs_error *err);
 
 typedef struct rs_ingest_options {
-  rs_sample_format format;  /* RS_FORMAT_AUTO: detect */
-  size_t max_record_bytes;  /* 0: the CSV reader's default (1 MiB) */
-  const rs_series_map *map; /* exported formats; NULL: the defaults */
-  double interval_s;        /* request logs: seconds per rate row; 0: the default (60) */
+  rs_sample_format format;    /* RS_FORMAT_AUTO: detect */
+  size_t max_record_bytes;    /* 0: the CSV reader's default (1 MiB) */
+  const rs_series_map *map;   /* exported formats and mapped CSV; NULL: the defaults */
+  const rs_selection *select; /* rows and series kept; NULL: all */
+  double interval_s;          /* request logs: seconds per rate row; 0: the default (60) */
 } rs_ingest_options;
 
 /* The interval over which a request log's rows become rates and percentiles. */
@@ -123,7 +187,26 @@ rs_sample_format rs_ingest_detect_file(const char *path);
 /* The largest exported (JSON or text exposition) file read, in bytes. */
 #define RS_INGEST_EXPORT_MAX ((size_t)256 << 20)
 
-/* Reads path ("-": standard input, CSV formats only) and calls sink once per
+/* One endpoint's rows from files that hold many (rs_ingest_split). */
+typedef struct rs_endpoint_rows {
+  const char *name; /* the endpoint column's value */
+  rs_sample *rows;  /* merged by time and device, in time order */
+  size_t nrows;
+} rs_endpoint_rows;
+
+/* The most endpoints rs_ingest_split accepts. */
+#define RS_INGEST_MAX_ENDPOINTS 100000
+
+/* Reads paths through opts->map's csv section, which must name an endpoint
+ * column, and splits the rows by endpoint: one entry per distinct value,
+ * sorted by name, points of every file merged by time and device. All in
+ * arena. Errors as rs_ingest_file; RS_USAGE when the mapping has no
+ * csv.endpoint. */
+rs_status rs_ingest_split(rs_endpoint_rows **out, size_t *n, rs_arena *arena,
+                          const char *const *paths, size_t npaths, const rs_ingest_options *opts,
+                          rs_error *err);
+
+/* Reads path ("-": standard input) and calls sink once per
  * row. opts may be NULL. result may be NULL. Exported formats are read whole,
  * their points merged by time and GPU into rows (in time order). Errors: RS_IO (missing file, a
  * directory, read error), RS_SYNTAX / RS_INVALID / RS_LIMIT with position; an empty file or a
@@ -131,7 +214,8 @@ rs_sample_format rs_ingest_detect_file(const char *path);
 rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
                          void *ctx, rs_ingest_result *result, rs_error *err);
 
-/* The same over a memory buffer; name is used in messages. */
+/* The same over a memory buffer (plain, gzip or zstd); name is used in
+ * messages. */
 rs_status rs_ingest_memory(const char *name, const char *data, size_t len,
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err);

@@ -135,4 +135,14 @@ bool rs_profile_is_path(const char *path);
  * has the position (RS_IO, RS_SYNTAX, RS_INVALID). */
 rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, rs_error *err);
 
+struct rs_node;
+
+/* The profile section of a mapping file (node: an rs_node from rightsize/doc.h)
+ * as a template for endpoints read from files that hold many: every key of
+ * a profile but schema, endpoint and samples (the endpoint's name and rows
+ * come from the files). model, current and slo are required as in a
+ * profile. Errors carry the mapping's positions. */
+rs_status rs_profile_template(rs_profile **out, rs_arena *arena, const char *path,
+                              const struct rs_node *node, rs_error *err);
+
 #endif

@@ -200,6 +200,9 @@ typedef struct rs_cli_fit_opts {
 } rs_cli_fit_opts;
 
 /* The --peak parser (fills fit.peak, fit.peak_rps, fit.peak_set). */
+/* --select KEY=VALUE into an rs_selection (RS_CLI_CUSTOM). */
+bool rs_cli_parse_select(void *field, const char *value);
+
 bool rs_cli_parse_peak(void *fit_options, const char *value);
 /* The --as-of parser (a YYYY-MM-DD date into fit.as_of). */
 bool rs_cli_parse_as_of(void *fit_options, const char *value);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "rightsize/ingest.h"
 
 _Static_assert(sizeof(rs_price_basis) == sizeof(int), "--pricing is a CHOICE: an int field");
 
@@ -72,4 +73,8 @@ void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o) {
   out->overlay = o->catalog.overlay;
   out->basis = o->catalog.basis;
   out->fit = o->fit;
+}
+
+bool rs_cli_parse_select(void *field, const char *value) {
+  return rs_selection_add(field, value) == RS_OK;
 }

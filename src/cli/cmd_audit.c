@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "rightsize/audit.h"
 #include "rightsize/buf.h"
+#include "rightsize/ingest.h"
 #include "rightsize/pipeline.h"
 #include "rightsize/report_audit.h"
 
@@ -15,6 +16,8 @@ typedef struct audit_opts {
   rs_audit_format format; /* a CHOICE field: int-sized */
   bool consolidate;
   unsigned threads, max_per_instance;
+  const char *mapping;
+  rs_selection select;
   rs_cli_fit_opts f;
 } audit_opts;
 _Static_assert(sizeof(rs_audit_format) == sizeof(int), "a CHOICE field is an int");
@@ -34,6 +37,14 @@ static const rs_cli_opt audit_options[] = {
     {RS_CLI_OPT("threads", 'j', RS_CLI_COUNT, OPT(threads), "N",
                 "profiles fitted at once (default: the number of CPUs, at most 16)"),
      .lo = 1, .hi = 256},
+    {RS_CLI_OPT("mapping", 0, RS_CLI_PATH, OPT(mapping), "FILE",
+                "the arguments are sample files holding many endpoints: the mapping's csv section "
+                "names the endpoint column, its profile section every endpoint's facts "
+                "(docs/sources.md)")},
+    {RS_CLI_OPT(
+         "select", 0, RS_CLI_CUSTOM, OPT(select), "KEY=VALUE",
+         "--mapping: keep only the rows where column KEY is VALUE; repeat to require several"),
+     .expect = "KEY=VALUE (at most 16, keys under 64 bytes)", .parse = rs_cli_parse_select},
     RS_CLI_FIT_OPTIONS(audit_opts, f),
     {0}};
 
@@ -50,11 +61,17 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   rs_pipeline p;
   rs_cli_fit_pipeline(&po, &o->f);
   rs_status st = rs_pipeline_open(&p, arena, &po, err);
-  if (st == RS_OK)
+  const rs_profile **profiles = NULL;
+  if (st == RS_OK && o->mapping != NULL)
+    st = rs_audit_split(&profiles, &files, &nfiles, arena, o->mapping, &o->select, args->args,
+                        args->nargs, err);
+  else if (st == RS_OK && o->select.n > 0)
+    st = rs_error_set(err, RS_USAGE, NULL, 0, 0, "--select needs --mapping (it picks sample rows)");
+  else if (st == RS_OK)
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {&p, o->threads, o->max_per_instance};
+  rs_audit_options ao = {&p, o->threads, o->max_per_instance, profiles};
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);
@@ -93,7 +110,7 @@ static int run_audit(const rs_cli_args *args) {
 const rs_cli_command rs_cmd_audit = {
     .name = "audit",
     .summary = "rank a fleet of endpoints by monthly savings; --consolidate packs them",
-    .usage = "DIR | PROFILE... [--consolidate] [options]",
+    .usage = "DIR | PROFILE... | --mapping FILE SAMPLES... [--consolidate] [options]",
     .description =
         "Finds every profile (*.yaml, *.yml, *.json) under the directories given, recursively,\n"
         "in byte order of their paths, fits each like recommend (on several threads; the\n"
@@ -103,7 +120,10 @@ const rs_cli_command rs_cmd_audit = {
         "hardware onto shared instances, as behind one model gateway, never breaking an\n"
         "endpoint's SLO or memory headroom, and reports what it saves over sizing each alone\n"
         "(docs/model.md). A profile that fails to load is listed with its error and the rest\n"
-        "are still audited; the exit code is then 3.",
+        "are still audited; the exit code is then 3. With --mapping the arguments are sample\n"
+        "files (or directories of them) that hold many endpoints, such as a trace with one\n"
+        "row per pod and time: the rows are split by the mapping's endpoint column and each\n"
+        "endpoint is audited with the facts of the mapping's profile section.",
     .options = audit_options,
     .opts_size = sizeof(audit_opts),
     .init = init_options,
@@ -112,5 +132,6 @@ const rs_cli_command rs_cmd_audit = {
     .exit_codes =
         "0 ok, 2 usage error, 3 bad input (some profiles could not be audited), 5 internal error",
     .examples = "  rightsize audit profiles/fleet\n"
-                "  rightsize audit profiles/fleet --consolidate --max-per-instance 4 -f markdown\n",
+                "  rightsize audit profiles/fleet --consolidate --max-per-instance 4 -f markdown\n"
+                "  rightsize audit --mapping trace.yaml traces/ -f csv\n",
 };

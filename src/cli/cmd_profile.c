@@ -28,10 +28,15 @@ static const rs_cli_opt profile_options[] = {
                 "exact quantiles (keeps and sorts every value; the test oracle)")},
     {RS_CLI_OPT("input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
                 "format of sample files given directly: auto (default), native, nvidia-smi, "
-                "prometheus-json, prometheus-text, cloudwatch-json, requests"),
+                "prometheus-json, prometheus-text, cloudwatch-json, requests, csv (with --mapping)"),
      .choices = rs_sample_format_names},
     {RS_CLI_OPT("mapping", 0, RS_CLI_PATH, OPT(summary.mapping), "FILE",
-                "series mapping for exported sample files given directly (docs/sources.md)")},
+                "mapping for sample files given directly: exported series (docs/sources.md), "
+                "any CSV's columns (docs/samples-format.md)")},
+    {RS_CLI_OPT("select", 0, RS_CLI_CUSTOM, OPT(summary.select), "KEY=VALUE",
+                "keep only the CSV rows (mapped label columns) or exported series (labels) "
+                "where KEY is VALUE; repeat to require several"),
+     .expect = "KEY=VALUE (at most 16, keys under 64 bytes)", .parse = rs_cli_parse_select},
     {RS_CLI_OPT("allow-unordered", 0, RS_CLI_FLAG, OPT(summary.stats.allow_unordered), NULL,
                 "count rows whose time goes backwards instead of failing")},
     {RS_CLI_OPT("request-interval", 0, RS_CLI_DURATION, OPT(summary.request_interval_s), "DURATION",
@@ -80,5 +85,6 @@ const rs_cli_command rs_cmd_profile = {
     .args = {1, RS_CLI_MAX_ARGS, "PROFILE or SAMPLES file"},
     .run = run_profile,
     .examples = "  rightsize profile profiles/resnet50-p3.8xlarge.yaml\n"
-                "  rightsize profile -i nvidia-smi gpu.log --window 15m -f json\n",
+                "  rightsize profile -i nvidia-smi gpu.log --window 15m -f json\n"
+                "  rightsize profile --mapping trace.yaml --select pod=bert-0 gpu.csv.gz\n",
 };

@@ -18,8 +18,10 @@
  * parsed from the start of the window, so when it runs past the end the
  * window is refilled and the record parsed again from its first byte. */
 struct rs_csv_reader {
-  FILE *fp; /* NULL for memory input */
+  FILE *fp; /* NULL for memory input and sources */
   bool owns_fp;
+  rs_csv_read_fn read; /* a byte source instead of fp, or NULL */
+  void *read_ctx;
   char *path;
   rs_csv_options opt;
   const char *in;
@@ -101,6 +103,22 @@ rs_status rs_csv_open(rs_csv_reader **out, const char *path, const rs_csv_option
   return RS_OK;
 }
 
+rs_status rs_csv_open_source(rs_csv_reader **out, const char *name, rs_csv_read_fn read, void *ctx,
+                             const rs_csv_options *opts, rs_error *err) {
+  rs_csv_reader *r = reader_new(name, opts);
+  *out = NULL;
+  if (r == NULL || (r->inbuf = malloc(CHUNK)) == NULL) {
+    rs_csv_free(r);
+    return rs_error_set(err, RS_NOMEM, name, 0, 0, "out of memory opening the file");
+  }
+  r->in = r->inbuf;
+  r->cap = CHUNK;
+  r->read = read;
+  r->read_ctx = ctx;
+  *out = r;
+  return RS_OK;
+}
+
 rs_status rs_csv_open_memory(rs_csv_reader **out, const char *name, const char *data, size_t len,
                              const rs_csv_options *opts, rs_error *err) {
   rs_csv_reader *r = reader_new(name, opts);
@@ -131,6 +149,15 @@ static rs_status fill(rs_csv_reader *r, rs_error *err) {
     r->inbuf = p;
     r->in = p;
     r->cap *= 2;
+  }
+  if (r->read != NULL) {
+    rs_status st = r->read(r->read_ctx, r->inbuf + r->end, r->cap - r->end, &got, err);
+    if (st != RS_OK)
+      return st;
+    r->end += got;
+    if (got == 0)
+      r->eof = true;
+    return RS_OK;
   }
   got = fread(r->inbuf + r->end, 1, r->cap - r->end, r->fp);
   r->end += got;
@@ -379,7 +406,7 @@ static void strip_bom(rs_csv_reader *r) {
 static rs_status start(rs_csv_reader *r, rs_error *err) {
   rs_status st = RS_OK;
   r->started = true;
-  while (r->fp && !r->eof && r->end < 3 && st == RS_OK)
+  while ((r->fp || r->read) && !r->eof && r->end < 3 && st == RS_OK)
     st = fill(r, err);
   if (st == RS_OK)
     strip_bom(r);

@@ -35,6 +35,16 @@ typedef struct rs_csv_reader rs_csv_reader;
 rs_status rs_csv_open(rs_csv_reader **out, const char *path, const rs_csv_options *opts,
                       rs_error *err);
 
+/* A byte source for rs_csv_open_source: fills buf with up to cap bytes and
+ * sets *got; *got == 0 means end of input. Errors go through err, already
+ * positioned by the source (a decompressor knows where it failed). */
+typedef rs_status (*rs_csv_read_fn)(void *ctx, char *buf, size_t cap, size_t *got, rs_error *err);
+
+/* Reads from a byte source (a decompressing stream, for example); name is
+ * used in messages. ctx is borrowed and must outlive the reader. */
+rs_status rs_csv_open_source(rs_csv_reader **out, const char *name, rs_csv_read_fn read, void *ctx,
+                             const rs_csv_options *opts, rs_error *err);
+
 /* Reads from a memory buffer (not copied; it must outlive the reader). name is
  * used in error messages. */
 rs_status rs_csv_open_memory(rs_csv_reader **out, const char *name, const char *data, size_t len,

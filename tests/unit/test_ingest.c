@@ -94,8 +94,10 @@ static void test_format_names(void **state) {
   assert_int_equal(f, RS_FORMAT_AUTO);
   assert_int_equal(rs_format_from_name(&f, "native"), RS_OK);
   assert_int_equal(f, RS_FORMAT_NATIVE);
-  assert_int_equal(rs_format_from_name(&f, "csv"), RS_USAGE);
+  assert_int_equal(rs_format_from_name(&f, "tsv"), RS_USAGE);
   assert_int_equal(f, RS_FORMAT_NATIVE);
+  assert_int_equal(rs_format_from_name(&f, "csv"), RS_OK); /* any CSV, through a mapping */
+  assert_int_equal(f, RS_FORMAT_CSV);
   assert_string_equal(rs_format_name(RS_FORMAT_NVSMI), "nvidia-smi");
   assert_string_equal(rs_format_name(RS_FORMAT_AUTO), "auto");
   assert_string_equal(rs_format_name((rs_sample_format)99), "unknown");

@@ -378,7 +378,8 @@ static void test_mapping_file(void **state) {
   remove(path);
 }
 
-/* An exported file read from a path: too big, empty, standard input. */
+/* An exported file read from a path: empty, missing; standard input is read
+ * like a file (the test runs with it empty or at /dev/null). */
 static void test_files(void **state) {
   static rs_endpoint_stats out;
   rs_error err;
@@ -391,7 +392,8 @@ static void test_files(void **state) {
                    RS_INVALID);
   assert_non_null(strstr(err.msg, "empty file"));
   remove(path);
-  assert_int_equal(stats_of(&out, "-", NULL, 0, RS_FORMAT_PROM_TEXT, NULL, NULL, &err), RS_USAGE);
+  assert_int_equal(stats_of(&out, "-", NULL, 0, RS_FORMAT_PROM_TEXT, NULL, NULL, &err), RS_INVALID);
+  assert_non_null(strstr(err.msg, "empty file, expected prometheus-text data"));
   assert_int_equal(
       stats_of(&out, "/nonexistent/x.json", NULL, 0, RS_FORMAT_PROM_JSON, NULL, NULL, &err), RS_IO);
 }

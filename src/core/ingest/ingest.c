@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "ingest_stream.h"
 #include "rightsize/num.h"
 
 /* ---- format names ---- */
 
 const char *const rs_sample_format_names[] = {
     "auto",     "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json",
-    "requests", NULL};
+    "requests", "csv",    NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
@@ -545,31 +546,104 @@ static bool is_export(rs_sample_format f) {
 }
 
 rs_sample_format rs_ingest_detect_file(const char *path) {
-  char head[4096];
-  size_t got;
-  FILE *fp = fopen(path, "rb");
-  if (fp == NULL)
+  rs_instream *in = NULL;
+  rs_error err;
+  size_t len;
+  if (rs_instream_open(&in, path, &err) != RS_OK)
     return RS_FORMAT_AUTO;
-  got = fread(head, 1, sizeof(head), fp);
-  fclose(fp);
-  return rs_export_sniff(head, got);
+  const char *head = rs_instream_head(in, &len);
+  rs_sample_format f = rs_export_sniff(head, len);
+  rs_instream_free(in);
+  return f;
 }
 
-rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
-                         void *ctx, rs_ingest_result *result, rs_error *err) {
+/* An exported format: the whole (decoded) text, then its reader. */
+static rs_status read_export(rs_instream *in, const char *path, rs_sample_format f,
+                             const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                             rs_ingest_result *result, rs_error *err) {
+  rs_arena arena;
+  char *data = NULL;
+  size_t len = 0;
+  rs_arena_init(&arena, 0);
+  rs_status st = rs_instream_slurp(&data, &len, in, &arena, RS_INGEST_EXPORT_MAX, err);
+  if (st == RS_OK && len == 0)
+    st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
+                      rs_format_name(f));
+  if (st == RS_OK)
+    st = rs_ingest_export(path, data, len, f, opts, sink, ctx, result, err);
+  rs_arena_release(&arena);
+  return st;
+}
+
+/* A CSV through the mapping's csv section: points, merged into rows. */
+static rs_status read_mapped(rs_instream *in, const char *path, const rs_ingest_options *opts,
+                             rs_sample_sink sink, void *ctx, rs_ingest_result *result,
+                             rs_error *err) {
   rs_csv_options copts;
   rs_csv_reader *reader = NULL;
-  rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
-  bool std_in = strcmp(path, "-") == 0;
-  if (f == RS_FORMAT_AUTO && !std_in)
-    f = rs_ingest_detect_file(path);
-  if (is_export(f) && std_in)
-    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
-                        "standard input must be CSV; save %s data to a file", rs_format_name(f));
-  if (is_export(f))
-    return rs_ingest_export_file(path, f, opts, sink, ctx, result, err);
+  rs_arena arena;
+  rs_export x;
+  uint64_t rows = 0;
   csv_options(&copts, opts);
-  rs_status st = rs_csv_open(&reader, path, &copts, err);
+  rs_arena_init(&arena, 0);
+  rs_export_init(&x, &arena, path, opts->map);
+  rs_status st = rs_csv_open_source(&reader, path, rs_instream_read, in, &copts, err);
+  x.select = opts->select;
+  if (st == RS_OK)
+    st = rs_ingest_csvmap(&x, reader, path, opts, err);
+  if (st == RS_OK)
+    st = rs_export_emit(&x, sink, ctx, &rows, err);
+  if (result != NULL) {
+    result->format = RS_FORMAT_CSV;
+    result->rows = rows;
+    result->columns = 0;
+  }
+  rs_csv_free(reader);
+  rs_export_release(&x);
+  rs_arena_release(&arena);
+  return st;
+}
+
+/* --select on a format with no labels: refused rather than ignored, which
+ * would silently keep every row. */
+static rs_status unselectable(const char *path, const char *what, rs_error *err) {
+  return rs_error_set(err, RS_USAGE, path, 0, 0,
+                      "--select picks rows by label, and %s has no label columns (expected a "
+                      "mapped CSV or Prometheus series, see docs/samples-format.md)",
+                      what);
+}
+
+/* Detects the format from the stream's first decoded bytes (unless given)
+ * and reads it: exports whole, CSV streamed a record at a time. */
+static rs_status read_stream(rs_instream *in, const char *path, const rs_ingest_options *opts,
+                             rs_sample_sink sink, void *ctx, rs_ingest_result *result,
+                             rs_error *err) {
+  rs_csv_options copts;
+  rs_csv_reader *reader = NULL;
+  size_t hlen;
+  const char *head = rs_instream_head(in, &hlen);
+  rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
+  if (f == RS_FORMAT_AUTO)
+    f = rs_export_sniff(head, hlen);
+  if (f == RS_FORMAT_CLOUDWATCH && opts != NULL && opts->select != NULL && opts->select->n > 0)
+    return unselectable(path, "a CloudWatch export", err);
+  if (is_export(f))
+    return read_export(in, path, f, opts, sink, ctx, result, err);
+  bool mapped = opts != NULL && opts->map != NULL && opts->map->csv.set;
+  if (f == RS_FORMAT_CSV && !mapped)
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                        "--input-format csv needs a mapping file with a csv section (--mapping, "
+                        "see docs/samples-format.md)");
+  if (mapped && (f == RS_FORMAT_AUTO || f == RS_FORMAT_CSV))
+    return read_mapped(in, path, opts, sink, ctx, result, err);
+  if (opts != NULL && opts->select != NULL && opts->select->n > 0)
+    return unselectable(path,
+                        f == RS_FORMAT_NVSMI    ? "an nvidia-smi log"
+                        : f == RS_FORMAT_NATIVE ? "a native CSV"
+                                                : "a CSV read without a mapping (--mapping)",
+                        err);
+  csv_options(&copts, opts);
+  rs_status st = rs_csv_open_source(&reader, path, rs_instream_read, in, &copts, err);
   if (st != RS_OK)
     return st;
   st = run_reader(reader, path, opts, sink, ctx, result, err);
@@ -577,21 +651,25 @@ rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sam
   return st;
 }
 
+rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
+                         void *ctx, rs_ingest_result *result, rs_error *err) {
+  rs_instream *in = NULL;
+  rs_status st = rs_instream_open(&in, path, err);
+  if (st != RS_OK)
+    return st;
+  st = read_stream(in, path, opts, sink, ctx, result, err);
+  rs_instream_free(in);
+  return st;
+}
+
 rs_status rs_ingest_memory(const char *name, const char *data, size_t len,
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err) {
-  rs_csv_options copts;
-  rs_csv_reader *reader = NULL;
-  rs_sample_format f = opts ? opts->format : RS_FORMAT_AUTO;
-  if (f == RS_FORMAT_AUTO)
-    f = rs_export_sniff(data, len);
-  if (is_export(f))
-    return rs_ingest_export(name, data, len, f, opts, sink, ctx, result, err);
-  csv_options(&copts, opts);
-  rs_status st = rs_csv_open_memory(&reader, name, data, len, &copts, err);
+  rs_instream *in = NULL;
+  rs_status st = rs_instream_open_memory(&in, name, data, len, err);
   if (st != RS_OK)
     return st;
-  st = run_reader(reader, name, opts, sink, ctx, result, err);
-  rs_csv_free(reader);
+  st = read_stream(in, name, opts, sink, ctx, result, err);
+  rs_instream_free(in);
   return st;
 }

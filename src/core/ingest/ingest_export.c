@@ -179,9 +179,71 @@ void rs_export_release(rs_export *x) {
   rs_llm_free(x->llm);
   x->llm = NULL;
   free(x->pts);
+  free(x->eps);
+  free(x->ep_hash);
   x->pts = NULL;
-  x->n = x->cap = 0;
+  x->eps = NULL;
+  x->ep_hash = NULL;
+  x->n = x->cap = x->neps = x->eps_cap = x->hash_cap = 0;
 }
+
+/* ---- endpoints and selection ---- */
+
+static size_t hash_name(const char *s, size_t len) {
+  size_t h = 1469598103934665603u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 1099511628211u;
+  return h;
+}
+
+/* Doubles the table and re-inserts every name (load kept under a half). */
+static bool rehash(rs_export *x) {
+  size_t cap = x->hash_cap ? x->hash_cap * 2 : 256;
+  unsigned *t = calloc(cap, sizeof(*t));
+  const char **names = rs_realloc_array(x->eps, cap / 2, sizeof(*names));
+  if (t == NULL || names == NULL) {
+    free(t);
+    if (names != NULL)
+      x->eps = names;
+    return false;
+  }
+  x->eps = names;
+  for (size_t i = 0; i < x->neps; i++) {
+    size_t h = hash_name(names[i], strlen(names[i])) & (cap - 1);
+    while (t[h] != 0)
+      h = (h + 1) & (cap - 1);
+    t[h] = (unsigned)i + 1;
+  }
+  free(x->ep_hash);
+  x->ep_hash = t;
+  x->hash_cap = cap;
+  x->eps_cap = cap / 2;
+  return true;
+}
+
+rs_status rs_export_endpoint(rs_export *x, unsigned *out, const char *name, size_t len, size_t line,
+                             size_t col, rs_error *err) {
+  if (x->neps + 1 >= x->eps_cap && !rehash(x))
+    return rs_error_set(err, RS_NOMEM, x->path, line, col, "out of memory reading endpoints");
+  size_t h = hash_name(name, len) & (x->hash_cap - 1);
+  for (; x->ep_hash[h] != 0; h = (h + 1) & (x->hash_cap - 1)) {
+    const char *e = x->eps[x->ep_hash[h] - 1];
+    if (strlen(e) == len && memcmp(e, name, len) == 0) {
+      *out = x->ep_hash[h] - 1;
+      return RS_OK;
+    }
+  }
+  if (x->neps >= RS_INGEST_MAX_ENDPOINTS)
+    return rs_error_set(err, RS_LIMIT, x->path, line, col, "more than %d endpoints",
+                        RS_INGEST_MAX_ENDPOINTS);
+  if ((x->eps[x->neps] = rs_arena_strndup(x->arena, name, len)) == NULL)
+    return rs_arena_error(x->arena, err, x->path, "reading endpoints");
+  x->ep_hash[h] = (unsigned)x->neps + 1;
+  *out = (unsigned)x->neps++;
+  return RS_OK;
+}
+
+void rs_export_deselect(rs_export *x) { x->deselected++; }
 
 static bool spelled(const char *s, size_t len, const char *word) {
   return strlen(word) == len && memcmp(s, word, len) == 0;
@@ -215,8 +277,9 @@ static rs_status push(rs_export *x, const rs_export_point *p, rs_error *err) {
 rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *key, int gpu,
                         double t, const char *text, size_t len, size_t line, size_t col,
                         rs_error *err) {
-  rs_export_point p = {t,    0.0, rs_metric_per_device(rule->metric) ? gpu : -1, rule->metric, key,
-                       line, col};
+  rs_export_point p = {
+      t,    0.0, rs_metric_per_device(rule->metric) ? gpu : -1, rule->metric, x->cur_ep, key,
+      line, col};
   double upper = rs_metric_upper(rule->metric);
   if (spelled(text, len, "NaN"))
     return RS_OK; /* Prometheus' "no value here" (histogram_quantile with no traffic) */
@@ -263,6 +326,8 @@ rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t l
 
 static int cmp_point(const void *a, const void *b) {
   const rs_export_point *p = a, *q = b;
+  if (p->ep != q->ep)
+    return p->ep < q->ep ? -1 : 1;
   if (p->t != q->t)
     return p->t < q->t ? -1 : 1;
   if (p->gpu != q->gpu)
@@ -289,6 +354,11 @@ static rs_status clash(const rs_export *x, const rs_export_point *first,
 }
 
 static rs_status no_samples(const rs_export *x, rs_error *err) {
+  if (x->deselected > 0 && x->mapped == 0)
+    return rs_error_set(err, RS_INVALID, x->path, 1, 1,
+                        "no samples: %zu series or rows, none of them selected (--select %s=%s%s)",
+                        x->deselected, x->select->m[0].key, x->select->m[0].value,
+                        x->select->n > 1 ? " and more" : "");
   if (x->series == 0)
     return rs_error_set(err, RS_INVALID, x->path, 1, 1, "no samples: the file holds no series");
   if (x->mapped == 0 && x->unmapped != NULL)
@@ -310,10 +380,11 @@ static rs_status fold(const rs_export *x, size_t i, size_t j, rs_sample *s, rs_e
   return RS_OK;
 }
 
-/* The end of the run of points with the time and GPU of point i. */
+/* The end of the run of points with the endpoint, time and GPU of point i. */
 static size_t run_end(const rs_export *x, size_t i) {
   size_t j = i;
-  while (j < x->n && x->pts[j].t == x->pts[i].t && x->pts[j].gpu == x->pts[i].gpu)
+  while (j < x->n && x->pts[j].ep == x->pts[i].ep && x->pts[j].t == x->pts[i].t &&
+         x->pts[j].gpu == x->pts[i].gpu)
     j++;
   return j;
 }
@@ -325,14 +396,11 @@ static bool has_per_device(const rs_sample *s) {
   return false;
 }
 
-rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t *rows,
-                         rs_error *err) {
-  size_t i = 0;
-  *rows = 0;
-  if (x->n == 0)
-    return no_samples(x, err);
-  qsort(x->pts, x->n, sizeof(*x->pts), cmp_point);
-  while (i < x->n) {
+/* Emits the rows of the points [*cursor, end of endpoint ep). */
+static rs_status emit_rows(rs_export *x, unsigned ep, size_t *cursor, rs_sample_sink sink,
+                           void *ctx, uint64_t *rows, rs_error *err) {
+  size_t i = *cursor;
+  while (i < x->n && x->pts[i].ep == ep) {
     rs_sample s;
     size_t j = run_end(x, i);
     memset(&s, 0, sizeof(s));
@@ -344,7 +412,8 @@ rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t 
     rs_status st = fold(x, i, j, &s, err);
     /* Endpoint-level values ride on the first GPU's row at the same time, as
      * docs/samples-format.md asks of native files (one row per time and GPU). */
-    if (st == RS_OK && s.gpu == -1 && j < x->n && x->pts[j].t == s.t && !has_per_device(&s)) {
+    if (st == RS_OK && s.gpu == -1 && j < x->n && x->pts[j].ep == ep && x->pts[j].t == s.t &&
+        !has_per_device(&s)) {
       s.gpu = x->pts[j].gpu;
       i = j;
       j = run_end(x, i);
@@ -357,7 +426,30 @@ rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t 
     (*rows)++;
     i = j;
   }
+  *cursor = i;
   return RS_OK;
+}
+
+rs_status rs_export_emit_endpoint(rs_export *x, unsigned ep, size_t *cursor, rs_sample_sink sink,
+                                  void *ctx, uint64_t *rows, rs_error *err) {
+  if (*cursor == 0 && ep == 0)
+    qsort(x->pts, x->n, sizeof(*x->pts), cmp_point);
+  return emit_rows(x, ep, cursor, sink, ctx, rows, err);
+}
+
+rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t *rows,
+                         rs_error *err) {
+  size_t cursor = 0;
+  *rows = 0;
+  if (x->n == 0)
+    return no_samples(x, err);
+  if (x->neps > 1)
+    return rs_error_set(err, RS_INVALID, x->path, 1, 1,
+                        "the file holds %zu endpoints (column '%s': '%s', '%s', ...), expected "
+                        "one: keep one with --select %s=VALUE, or audit them all with "
+                        "rightsize audit --mapping (see docs/sources.md)",
+                        x->neps, x->ep_column, x->eps[0], x->eps[1], x->ep_column);
+  return rs_export_emit_endpoint(x, 0, &cursor, sink, ctx, rows, err);
 }
 
 /* ---- entry points ---- */
@@ -373,6 +465,7 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   rs_series_map_init(&defaults);
   rs_arena_init(&arena, 0);
   rs_export_init(&x, &arena, path, opts && opts->map ? opts->map : &defaults);
+  x.select = opts && opts->select && opts->select->n > 0 ? opts->select : NULL;
   if (format == RS_FORMAT_PROM_JSON)
     st = rs_ingest_prom_json(&x, data, len, err);
   else if (format == RS_FORMAT_CLOUDWATCH)
@@ -393,27 +486,10 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   return st;
 }
 
-rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
-                                const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                rs_ingest_result *result, rs_error *err) {
-  rs_arena arena;
-  char *data = NULL;
-  size_t len = 0;
-  rs_status st;
-  rs_arena_init(&arena, 0);
-  st = rs_doc_read_file(&data, &len, &arena, path, RS_INGEST_EXPORT_MAX, err);
-  if (st == RS_OK && len == 0)
-    st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
-                      rs_format_name(format));
-  if (st == RS_OK)
-    st = rs_ingest_export(path, data, len, format, opts, sink, ctx, result, err);
-  rs_arena_release(&arena);
-  return st;
-}
-
 /* ---- mapping files ---- */
 
-static const char *const map_keys[] = {"gpu_mem_total", "gpus", "cpus", "period", "series", NULL};
+static const char *const map_keys[] = {"gpu_mem_total", "gpus",  "cpus",   "period",  "series",
+                                       "csv",           "files", "select", "profile", NULL};
 static const char *const rule_keys[] = {"metric", "scale", NULL};
 
 static rs_status read_rule(rs_series_rule *r, const rs_node *key, const rs_node *val,
@@ -493,6 +569,8 @@ rs_status rs_series_map_load(rs_series_map *out, rs_arena *arena, const char *pa
     st = rs_node_check_keys(doc.root, path, "the mapping", map_keys, err);
   if (st == RS_OK)
     st = read_settings(out, doc.root, path, err);
+  if (st == RS_OK)
+    st = rs_csvmap_load(out, arena, doc.root, doc.path, err);
   if (st != RS_OK || (series = rs_node_get(doc.root, "series")) == NULL)
     return st;
   st = rs_node_expect(series, RS_NODE_MAP, path, "series", err);

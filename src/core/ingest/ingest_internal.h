@@ -11,6 +11,7 @@
 
 #include "rightsize/arena.h"
 #include "csv.h"
+#include "rightsize/doc.h"
 #include "rightsize/ingest.h"
 
 /* The columns of one file, as its header (or the headerless default) says.
@@ -96,6 +97,7 @@ typedef struct rs_export_point {
   double t, v; /* epoch seconds; canonical value */
   int gpu;     /* -1: not per device */
   rs_metric metric;
+  unsigned ep;      /* endpoint index (rs_export_endpoint); 0 when none */
   const char *key;  /* the series' key, for messages (arena) */
   size_t line, col; /* where the point is */
 } rs_export_point;
@@ -111,6 +113,14 @@ typedef struct rs_export {
   bool allow_empty;       /* an empty query_range result is no error (fetch: one query of many) */
   struct rs_llm_acc *llm; /* LLM counters and histograms (llm_metrics.c), or NULL */
   size_t llm_series;      /* their series so far */
+  const rs_selection *select; /* series kept (labels); NULL: all */
+  size_t deselected;          /* series or rows the selection left out */
+  const char **eps;           /* endpoint names by index (malloc'd table, names in arena) */
+  size_t neps, eps_cap;
+  unsigned *ep_hash; /* open addressing: index + 1, 0 empty */
+  size_t hash_cap;
+  const char *ep_column; /* the endpoint column, for messages */
+  unsigned cur_ep;       /* the endpoint of the points rs_export_add adds now */
 } rs_export;
 
 /* The content's format when it looks exported (JSON or text exposition),
@@ -136,10 +146,35 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
 rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t len, size_t line,
                         size_t col, rs_error *err);
 
-/* Sorts the points and hands one row per (time, GPU) to sink. RS_INVALID
+/* The index of endpoint name (len bytes), added when new: RS_LIMIT past
+ * RS_INGEST_MAX_ENDPOINTS. */
+rs_status rs_export_endpoint(rs_export *x, unsigned *out, const char *name, size_t len, size_t line,
+                             size_t col, rs_error *err);
+
+/* Counts a series left out by the selection (for the "no samples" message). */
+void rs_export_deselect(rs_export *x);
+
+/* Sorts the points and hands one row per (time, GPU) to sink. Points of
+ * more than one endpoint are an error naming the endpoint column. RS_INVALID
  * "no samples" when nothing mapped; two series giving one metric for the
  * same GPU at the same time are an error naming both. */
 rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t *rows,
+                         rs_error *err);
+
+/* Sorts the points by endpoint, then as rs_export_emit; emits the rows of
+ * endpoint ep only, from *cursor on (call with ep 0, 1, ... in order and
+ * *cursor 0 first). */
+rs_status rs_export_emit_endpoint(rs_export *x, unsigned ep, size_t *cursor, rs_sample_sink sink,
+                                  void *ctx, uint64_t *rows, rs_error *err);
+
+/* Reads a CSV through the mapping's csv section (ingest_csvmap.c) into x's
+ * points; path names the file (its base name picks a files: entry). */
+rs_status rs_ingest_csvmap(rs_export *x, rs_csv_reader *reader, const char *path,
+                           const rs_ingest_options *opts, rs_error *err);
+
+/* Reads the csv, files, select and profile sections of a mapping document
+ * (ingest_mapping.c) into out. */
+rs_status rs_csvmap_load(rs_series_map *out, rs_arena *arena, const rs_node *root, const char *path,
                          rs_error *err);
 
 /* Reads an exported format from data (the whole file) and hands its rows to
@@ -147,11 +182,6 @@ rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t 
 rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sample_format format,
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err);
-
-/* Reads the whole of path (at most RS_INGEST_EXPORT_MAX) and does the same. */
-rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
-                                const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                rs_ingest_result *result, rs_error *err);
 
 /* ---- LLM serving metrics (llm_metrics.c, docs/sources.md) ---- */
 

@@ -62,6 +62,16 @@ static const rs_node *series_key(const rs_node *labels) {
   return k ? k : rs_node_get(labels, "__name__");
 }
 
+/* Whether the series' labels hold every selected KEY=VALUE. */
+static bool selected(const rs_export *x, const rs_node *labels) {
+  for (size_t k = 0; x->select != NULL && k < x->select->n; k++) {
+    const rs_node *v = rs_node_get(labels, x->select->m[k].key);
+    if (v == NULL || v->kind != RS_NODE_SCALAR || strcmp(v->text, x->select->m[k].value) != 0)
+      return false;
+  }
+  return true;
+}
+
 static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err) {
   const rs_node *labels, *values, *key, *gpu_label;
   rs_series_rule rule;
@@ -74,6 +84,10 @@ static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err)
     st = need(&values, x, series, "values", RS_NODE_SEQ, "a series (a query_range matrix)", err);
   if (st != RS_OK)
     return st;
+  if (!selected(x, labels)) {
+    rs_export_deselect(x);
+    return RS_OK;
+  }
   key = series_key(labels);
   if (key == NULL || key->kind != RS_NODE_SCALAR) {
     x->series++;

@@ -37,7 +37,8 @@ typedef struct labels {
   const char *gpu, *rs_metric, *le;
   size_t gpu_len, rs_metric_len, le_len;
   size_t gpu_col;
-  uint64_t others; /* a hash of the other labels: which series of a name */
+  uint64_t others;   /* a hash of the other labels: which series of a name */
+  unsigned selected; /* bit k: selection match k holds */
 } labels;
 
 /* label="value" (escapes \\ \" \n allowed, left in place: only gpu and
@@ -58,6 +59,13 @@ static rs_status read_label(line_ctx *l, labels *lb, rs_error *err) {
     l->p += (*l->p == '\\' && l->p + 1 < l->end) ? 2 : 1;
   if (l->p >= l->end)
     return fail(l, value - 1, "unterminated label value, expected a closing '\"'", err);
+  for (size_t k = 0; l->x->select != NULL && k < l->x->select->n; k++) {
+    const rs_label_match *m = &l->x->select->m[k];
+    size_t vlen = (size_t)(l->p - value);
+    if (strlen(m->key) == nlen && memcmp(m->key, name, nlen) == 0 && strlen(m->value) == vlen &&
+        memcmp(m->value, value, vlen) == 0)
+      lb->selected |= 1u << k;
+  }
   if (nlen == 3 && memcmp(name, "gpu", 3) == 0) {
     lb->gpu = value;
     lb->gpu_len = (size_t)(l->p - value);
@@ -181,6 +189,10 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
                 "expected a timestamp in milliseconds since the epoch, from 1970-01-01 to "
                 "9999-12-31 UTC",
                 err);
+  if (r->x->select != NULL && lb.selected != (1u << r->x->select->n) - 1) {
+    rs_export_deselect(r->x);
+    return RS_OK;
+  }
   key = lb.rs_metric ? intern(r->x, lb.rs_metric, lb.rs_metric_len, r->seen, &r->nseen, MAX_KEYS)
                      : intern(r->x, name, nlen, r->seen, &r->nseen, MAX_KEYS);
   if (key == NULL)

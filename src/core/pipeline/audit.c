@@ -154,11 +154,16 @@ static void decide(rs_audit_row *row, const rs_fit_result *fit) {
 static void audit_one(work *w, size_t i) {
   rs_audit_row *row = &w->a->rows[i];
   rs_arena *arena = &w->a->arenas[i];
-  rs_profile *p;
+  const rs_profile *p = NULL;
+  rs_profile *loaded = NULL;
   rs_fit_result *fit;
   rs_error_clear(&row->err);
   row->path = w->files[i];
-  rs_status st = rs_profile_load(&p, arena, w->files[i], &row->err);
+  rs_status st = RS_OK;
+  if (w->o->profiles != NULL)
+    p = w->o->profiles[i];
+  else if ((st = rs_profile_load(&loaded, arena, w->files[i], &row->err)) == RS_OK)
+    p = loaded;
   if (st == RS_OK) {
     row->profile = p;
     st = rs_pipeline_fit_profile(&fit, arena, w->o->pipeline, p, &row->err);

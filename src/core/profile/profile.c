@@ -640,6 +640,59 @@ static rs_status read_top(ctx *c, const rs_node *root) {
   return st;
 }
 
+/* A profile with every default set, in c->p. */
+static rs_status fresh(ctx *c, rs_arena *arena, const char *path, rs_error *err) {
+  c->arena = arena;
+  c->path = path;
+  c->err = err;
+  c->p = rs_arena_alloc(arena, sizeof(*c->p));
+  if (c->p == NULL)
+    return nomem(c);
+  c->p->path = path;
+  c->p->traffic.peak_rps = NAN;
+  c->p->traffic.growth = 1.0;
+  c->p->slo.latency_p99_ms = c->p->slo.latency_p95_ms = NAN;
+  c->p->model.weights_bytes = c->p->model.activation_bytes_per_sample = NAN;
+  c->p->model.max_batch = 1;
+  c->p->current.replicas = 1;
+  c->p->schema_major = RS_PROFILE_SCHEMA_MAJOR;
+  return RS_OK;
+}
+
+static const char *const template_keys[] = {"description", "source",  "model",      "current",
+                                            "slo",         "traffic", "benchmarks", NULL};
+
+rs_status rs_profile_template(rs_profile **out, rs_arena *arena, const char *path,
+                              const rs_node *node, rs_error *err) {
+  ctx c;
+  const rs_node *n;
+  unsigned idx;
+  *out = NULL;
+  rs_status st = fresh(&c, arena, path, err);
+  if (st == RS_OK)
+    st = rs_node_expect(node, RS_NODE_MAP, path, "profile", err);
+  if (st == RS_OK)
+    st = rs_node_check_keys(node, path, "profile", template_keys, err);
+  if (st == RS_OK)
+    st = opt_string(&c, node, "description", "profile.description", &c.p->description);
+  if (st == RS_OK && (n = rs_node_get(node, "source")) != NULL &&
+      (st = one_of(&c, n, "source", source_names, 4, &idx)) == RS_OK)
+    c.p->source = (rs_data_source)idx;
+  if (st == RS_OK)
+    st = section(&c, node, "model", read_model, true);
+  if (st == RS_OK)
+    st = section(&c, node, "current", read_current, true);
+  if (st == RS_OK)
+    st = section(&c, node, "slo", read_slo, true);
+  if (st == RS_OK)
+    st = section(&c, node, "traffic", read_traffic, false);
+  if (st == RS_OK)
+    st = section(&c, node, "benchmarks", read_benchmarks, false);
+  if (st == RS_OK)
+    *out = c.p;
+  return st;
+}
+
 rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, rs_error *err) {
   rs_doc doc;
   ctx c;
@@ -648,13 +701,8 @@ rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, r
   st = rs_doc_load(&doc, arena, path, 0, err);
   if (st != RS_OK)
     return st;
-  c.arena = arena;
-  c.path = doc.path;
-  c.err = err;
-  c.p = rs_arena_alloc(arena, sizeof(*c.p));
-  if (c.p == NULL)
-    return nomem(&c);
-  c.p->path = doc.path;
+  if ((st = fresh(&c, arena, doc.path, err)) != RS_OK)
+    return st;
   c.p->traffic.peak_rps = NAN;
   c.p->traffic.growth = 1.0;
   c.p->slo.latency_p99_ms = c.p->slo.latency_p95_ms = NAN;

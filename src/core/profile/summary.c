@@ -183,8 +183,10 @@ static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs
 }
 
 static rs_status read_file(builder *b, const char *path, rs_sample_format format,
-                           const char *mapping, double interval_s, rs_error *err) {
+                           const char *mapping, double interval_s, const rs_selection *select,
+                           rs_error *err) {
   rs_ingest_options io = {.format = format,
+                          .select = select,
                           .interval_s = interval_s > 0 ? interval_s : b->request_interval_s};
   rs_series_map map;
   rs_ingest_result res;
@@ -244,7 +246,7 @@ rs_status rs_summary_from_profile(rs_summary **out, rs_arena *arena, const rs_pr
   st = begin(&b, arena, profile->nfiles, opts, err);
   for (size_t i = 0; st == RS_OK && i < profile->nfiles; i++)
     st = read_file(&b, profile->files[i].path, profile->files[i].format, profile->files[i].mapping,
-                   profile->files[i].interval_s, err);
+                   profile->files[i].interval_s, opts ? &opts->select : NULL, err);
   if (st == RS_OK && profile->nrows > 0) {
     rs_stats_begin_file(b.stats, profile->path);
     for (size_t i = 0; st == RS_OK && i < profile->nrows; i++)
@@ -270,7 +272,7 @@ rs_status rs_summary_from_files(rs_summary **out, rs_arena *arena, const char *c
   st = begin(&b, arena, npaths, opts, err);
   for (size_t i = 0; st == RS_OK && i < npaths; i++)
     st = read_file(&b, paths[i], opts ? opts->format : RS_FORMAT_AUTO, opts ? opts->mapping : NULL,
-                   0.0, err);
+                   0.0, opts ? &opts->select : NULL, err);
   if (st == RS_OK) {
     b.sum->name = npaths ? paths[0] : "";
     b.sum->source = RS_SOURCE_PRODUCTION;

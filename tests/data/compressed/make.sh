@@ -1,0 +1,19 @@
+#!/bin/sh
+# Writes the compressed fixtures of tests/data/compressed from text fixtures
+# beside them (run from the repository root; gzip -n and zstd are
+# deterministic, so the bytes are the same every time). Committed outputs:
+# the CLI cases read them; rerun after changing a source file.
+set -eu
+d=tests/data/compressed
+gzip -9 -n -c tests/data/samples/native_full.csv >$d/native_full.csv.gz
+zstd -q -19 -c tests/data/exports/dcgm_query_range.json >$d/dcgm_query_range.json.zst
+gzip -9 -n -c tests/data/csvmap/long.csv >$d/long.csv.gz
+zstd -q -19 -c tests/data/exports/dcgm_scrapes.prom >$d/dcgm_scrapes.prom.zst
+# corrupt: a gzip whose deflate data has bytes flipped after the header
+python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[20] ^= 0xFF; d[21] ^= 0x55; open(sys.argv[2], "wb").write(d)' \
+  $d/native_full.csv.gz $d/corrupt.csv.gz
+# truncated: the first half of a zstd frame
+n=$(wc -c <$d/dcgm_query_range.json.zst)
+head -c $((n / 2)) $d/dcgm_query_range.json.zst >$d/truncated.json.zst
+# unsupported: xz (recognised, named, not read)
+printf '\375\067\172\130\132\000\000\004' >$d/magic.xz
