@@ -46,8 +46,8 @@ static void util_chart(rs_buf *out, const rs_fit_result *r, const timeline *t, c
   const rs_candidate *tg = r->verdict.target;
   double lo[RS_SERIES_BUCKETS], mid[RS_SERIES_BUCKETS], hi[RS_SERIES_BUCKETS];
   char buf[256], cap[160], cid[64];
-  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label};
-  rs_svg_axis y = {0, 100, false, "GPU utilization (%)"};
+  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label, false};
+  rs_svg_axis y = {0, 100, false, "GPU utilization (%)", false};
   rs_svg_plot p;
   snprintf(cid, sizeof(cid), "%s-util", id);
   snprintf(buf, sizeof(buf),
@@ -95,8 +95,8 @@ static void mem_chart(rs_buf *out, const rs_fit_result *r, const timeline *t, co
   top = fmax(top, r->current.mem_capacity / RS_GIB);
   if (tg)
     top = fmax(top, tg->mem_capacity / RS_GIB);
-  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label};
-  rs_svg_axis y = {0, top * 1.08, false, "GPU memory used (GiB)"};
+  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label, false};
+  rs_svg_axis y = {0, top * 1.08, false, "GPU memory used (GiB)", false};
   rs_svg_plot p;
   snprintf(cid, sizeof(cid), "%s-mem", id);
   rs_svg_begin(&p, out, cid, W, H, "GPU memory over time",
@@ -136,8 +136,8 @@ static void rate_chart(rs_buf *out, const rs_fit_result *r, const timeline *t, c
   double top = dm->design_peak;
   for (size_t i = 0; i < s->nbuckets; i++)
     top = isfinite(hi[i]) && hi[i] > top ? hi[i] : top;
-  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label};
-  rs_svg_axis y = {0, top * 1.08, false, "request rate (req/s)"};
+  rs_svg_axis x = {0, (double)s->nbuckets * s->width_s / t->unit_s, false, t->label, false};
+  rs_svg_axis y = {0, top * 1.08, false, "request rate (req/s)", false};
   rs_svg_plot p;
   snprintf(cid, sizeof(cid), "%s-rate", id);
   rs_svg_begin(&p, out, cid, W, H, "Request rate over time",
@@ -172,8 +172,8 @@ static void latency_chart(rs_buf *out, const rs_fit_result *r, const char *id) {
     xmax = fmax(xmax, bt->curve_rate[i]);
     ymax = isfinite(bt->curve_ms[i]) ? fmax(ymax, fmin(bt->curve_ms[i], 2 * dm->slo_ms)) : ymax;
   }
-  rs_svg_axis x = {0, xmax * 1.05, false, "request rate (req/s)"};
-  rs_svg_axis y = {0, ymax * 1.1, false, "latency (ms)"};
+  rs_svg_axis x = {0, xmax * 1.05, false, "request rate (req/s)", false};
+  rs_svg_axis y = {0, ymax * 1.1, false, "latency (ms)", false};
   rs_svg_plot p;
   snprintf(cid, sizeof(cid), "%s-latency", id);
   snprintf(buf, sizeof(buf),
@@ -272,8 +272,8 @@ static void cost_chart(rs_buf *out, const rs_fit_result *r, const char *id) {
       yhi = fmax(yhi, all[i]->usd_per_month);
       xmax = isfinite(all[i]->latency_q_ms) ? fmax(xmax, all[i]->latency_q_ms) : xmax;
     }
-  rs_svg_axis x = {0, xmax * 1.1, false, "projected latency at the SLO quantile (ms)"};
-  rs_svg_axis y = {ylo * 0.8, yhi * 1.25, true, "cost ($/month, log scale)"};
+  rs_svg_axis x = {0, xmax * 1.1, false, "projected latency at the SLO quantile (ms)", false};
+  rs_svg_axis y = {ylo * 0.8, yhi * 1.25, true, "cost ($/month, log scale)", false};
   rs_svg_plot p;
   snprintf(cid, sizeof(cid), "%s-cost", id);
   rs_svg_begin(&p, out, cid, W, 360, "Candidates: cost against projected latency",

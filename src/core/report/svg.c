@@ -113,6 +113,8 @@ static void tick(const rs_svg_plot *p, bool on_x, double v, double step) {
 }
 
 static void ticks(const rs_svg_plot *p, const rs_svg_axis *a, bool on_x) {
+  if (a->categories)
+    return;
   if (a->log) {
     static const double mult[] = {1, 2, 5};
     for (double e = floor(log10(a->lo)); e <= ceil(log10(a->hi)); e++)

@@ -29,6 +29,7 @@ typedef struct rs_svg_axis {
   double lo, hi;     /* data range */
   bool log;          /* log10 scale (lo > 0) */
   const char *label; /* with its unit: "request rate (req/s)" */
+  bool categories;   /* bar rows: no ticks or grid (rs_svg_hbar labels them) */
 } rs_svg_axis;
 
 typedef struct rs_svg_plot {
