@@ -12,7 +12,7 @@
 
 #include "rightsize/buf.h"
 
-/* Okabe & Ito (2008), "Color Universal Design". */
+/* Okabe & Ito, "Color Universal Design" (2002, revised 2008); docs/design.md cites it. */
 #define RS_SVG_BLACK "#000000"
 #define RS_SVG_ORANGE "#E69F00"
 #define RS_SVG_SKY "#56B4E9"
