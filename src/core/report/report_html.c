@@ -89,21 +89,33 @@ static void shape_text(char *dst, size_t n, const rs_candidate *c) {
   snprintf(dst, n, "%s %s x%u", c->inst->provider, c->inst->name, c->replicas);
 }
 
+/* v with decimals and a suffix into dst; "-" when not finite (unpriced). */
+static void fmt(char *dst, size_t n, double v, int decimals, const char *suffix) {
+  if (isfinite(v))
+    snprintf(dst, n, "%.*f%s", decimals, v == 0 ? 0.0 : v, suffix);
+  else
+    snprintf(dst, n, "-");
+}
+
 /* The three cards: now, the target (or keep), what it saves. */
 static void glance_cards(rs_buf *out, const rs_fit_result *r) {
   const rs_candidate *t = r->verdict.target;
-  char v[160], note[200];
+  char v[160], note[200], num[64];
   shape_text(v, sizeof(v), &r->current);
-  snprintf(note, sizeof(note), "%.2f $/month now", r->current.usd_per_month);
+  fmt(num, sizeof(num), r->current.usd_per_month, 2, " $/month now");
+  snprintf(note, sizeof(note), "%s",
+           isfinite(r->current.usd_per_month) ? num : "no price in the catalog");
   rs_buf_puts(out, "<div class=\"glance\">\n");
   card(out, "running now", v, note);
   if (t) {
     shape_text(v, sizeof(v), t);
-    snprintf(note, sizeof(note), "%.2f $/month, %s", t->usd_per_month,
+    fmt(num, sizeof(num), t->usd_per_month, 2, " $/month");
+    snprintf(note, sizeof(note), "%s, %s", num,
              t->inst->accelerator ? t->inst->accelerator->name : "CPU only");
     card(out, "move to", v, note);
-    snprintf(v, sizeof(v), "%.2f $/month", r->verdict.savings_month);
-    snprintf(note, sizeof(note), "%.1f%% of today's cost", r->verdict.savings_pct);
+    fmt(v, sizeof(v), r->verdict.savings_month, 2, " $/month");
+    fmt(num, sizeof(num), r->verdict.savings_pct, 1, "%");
+    snprintf(note, sizeof(note), "%s of today's cost", num);
     card(out, "saves", v, note);
   } else {
     card(out, "recommendation", rs_action_name(r->verdict.action),
@@ -117,14 +129,15 @@ static void glance_cards(rs_buf *out, const rs_fit_result *r) {
 static void glance_safety(rs_buf *out, const rs_fit_result *r) {
   const rs_demand *d = &r->demand;
   const rs_candidate *c = r->verdict.target ? r->verdict.target : &r->current;
-  rs_buf_puts(out, "<p><b>Why it is safe:</b> ");
+  rs_buf_puts(out, r->verdict.target ? "<p><b>Why it is safe:</b> " : "<p><b>As it runs:</b> ");
   rs_html_text(out, c->inst->name);
   rs_buf_printf(out, " x%u is bound by <b>%s</b>. ", c->replicas, rs_constraint_name(c->binding));
   if (isfinite(c->latency_q_ms))
     rs_buf_printf(out, "Projected p%.0f latency %.1f ms against the %g ms SLO (%.1f ms to spare); ",
                   d->slo_quantile * 100.0, c->latency_q_ms, d->slo_ms, d->slo_ms - c->latency_q_ms);
-  rs_buf_printf(out, "utilization %.0f%% at the design peak of %.2f req/s, ceiling %.0f%%; ",
-                c->util * 100.0, d->design_peak, r->opts.max_util * 100.0);
+  if (isfinite(c->util))
+    rs_buf_printf(out, "utilization %.0f%% at the design peak of %.2f req/s, ceiling %.0f%%; ",
+                  c->util * 100.0, d->design_peak, r->opts.max_util * 100.0);
   rs_buf_printf(out,
                 "memory %.2f GiB needed with %.0f%% headroom, %.2f GiB per server (%.0f%% "
                 "free). Confidence <b>%s</b>",

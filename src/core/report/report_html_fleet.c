@@ -235,7 +235,10 @@ static void check_chart(rs_buf *out, const rs_check_report *rep) {
     char label[200], v[96];
     snprintf(label, sizeof(label), "%s: %s x%u", c->fit->summary->profile->endpoint,
              c->evaluated->inst->name, c->evaluated->replicas);
-    snprintf(v, sizeof(v), "%.2f (%s)", c->evaluated->usd_per_month, c->pass ? "pass" : "fail");
+    if (isfinite(c->evaluated->usd_per_month))
+      snprintf(v, sizeof(v), "%.2f (%s)", c->evaluated->usd_per_month, c->pass ? "pass" : "fail");
+    else
+      snprintf(v, sizeof(v), "no price (%s)", c->pass ? "pass" : "fail");
     rs_svg_hbar(&p, 2 * i, rows, 0, c->evaluated->usd_per_month,
                 c->pass ? RS_SVG_BLUE : RS_SVG_VERMILION, label, v);
     if (c->fit->nfitting) {

@@ -303,6 +303,8 @@ void rs_svg_legend(const rs_svg_plot *p, size_t i, const char *color, const char
 void rs_svg_hbar(const rs_svg_plot *p, size_t i, size_t nrows, double lo, double hi,
                  const char *color, const char *label, const char *value_text) {
   double row = p->height / (double)(nrows ? nrows : 1), y = p->top + row * (double)i;
+  if (!isfinite(lo) || !isfinite(hi))
+    lo = hi = p->x.lo; /* no value (an unpriced shape): the label and text only */
   double x1 = rs_svg_px(p, lo < hi ? lo : hi), x2 = rs_svg_px(p, lo < hi ? hi : lo);
   rs_buf_printf(p->out,
                 "<g class=\"bar\"><rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
