@@ -20,7 +20,8 @@
   X(LIMIT, "input exceeds a limit", 3)                                                             \
   X(NOFIT, "no shape fits", 4)                                                                     \
   X(NOMEM, "out of memory", 5)                                                                     \
-  X(INTERNAL, "internal error", 5)
+  X(INTERNAL, "internal error", 5)                                                                 \
+  X(REGRESSED, "a change rose above --fail-above", 6)
 
 typedef enum {
 #define RS_STATUS_ENUM(name, msg, code) RS_##name,

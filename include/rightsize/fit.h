@@ -141,6 +141,7 @@ void rs_fit_options_init(rs_fit_options *o);
  * predictions for the current deployment are from what was observed. */
 #define RS_BACKTEST_BAND_LO 0.8 /* median predicted/observed inside [LO, HI]: the model holds */
 #define RS_BACKTEST_BAND_HI 1.3
+#define RS_BACKTEST_CURVE 48 /* points of the fitted model's latency-by-load curve */
 
 typedef struct rs_backtest {
   bool run;            /* false: no interval carried a request rate and the SLO's quantile */
@@ -164,6 +165,11 @@ typedef struct rs_backtest {
   double wait_mean_ms;    /* that wait at the SLO quantile, at the mean per-replica rate */
   double spread_ms;       /* the typical interval's SLO quantile minus its p50 */
   bool contradictory;     /* any of the three */
+  /* The fitted model's SLO quantile at endpoint request rates from the
+   * lightest to 1.5 x the heaviest load bucket (charts); ncurve 0: none. */
+  size_t ncurve;
+  double curve_rate[RS_BACKTEST_CURVE]; /* endpoint req/s */
+  double curve_ms[RS_BACKTEST_CURVE];   /* NaN where the queue is unstable */
 } rs_backtest;
 
 /* LLM serving (docs/model.md "LLM serving"): what the profile's model and

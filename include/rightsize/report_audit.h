@@ -8,7 +8,14 @@
 
 #define RS_AUDIT_JSON_SCHEMA "rightsize.audit/1"
 
-typedef enum { RS_AUDIT_TABLE, RS_AUDIT_JSON, RS_AUDIT_MARKDOWN, RS_AUDIT_CSV } rs_audit_format;
+/* RS_AUDIT_HTML is written by rs_report_audit_html (report_html.h). */
+typedef enum {
+  RS_AUDIT_TABLE,
+  RS_AUDIT_JSON,
+  RS_AUDIT_MARKDOWN,
+  RS_AUDIT_CSV,
+  RS_AUDIT_HTML
+} rs_audit_format;
 
 /* `rightsize audit`: the fleet ranked by savings with totals, the
  * consolidation plan when there is one, the profiles that failed. Formats

@@ -15,7 +15,8 @@ typedef enum {
   RS_CHECK_JSON,
   RS_CHECK_MARKDOWN,
   RS_CHECK_GITHUB,
-  RS_CHECK_JUNIT
+  RS_CHECK_JUNIT,
+  RS_CHECK_HTML /* rs_report_check_html (report_html.h) */
 } rs_check_format;
 
 /* `rightsize check` (docs/ci.md) from the report rs_pipeline_check made:

@@ -100,6 +100,29 @@ typedef struct rs_load_stats {
   rs_load_bucket b[RS_LOAD_BUCKETS];
 } rs_load_stats;
 
+/* Utilization, memory and request rate over time, for charts: the rows
+ * grouped into at most RS_SERIES_BUCKETS time buckets of one width (a power
+ * of two seconds, aligned to the epoch, doubled whenever the history would
+ * not fit, so memory does not grow with the rows), per bucket the min, mean
+ * and max. Per device for the first RS_SERIES_DEVICES GPU indexes. */
+#define RS_SERIES_BUCKETS 240
+#define RS_SERIES_DEVICES 8
+
+typedef struct rs_series_point {
+  double min, mean, max; /* NaN when no row fell in the bucket */
+} rs_series_point;
+
+typedef struct rs_series {
+  double t0;       /* start of bucket 0, epoch seconds */
+  double width_s;  /* bucket width; 0 when no row carried a charted metric */
+  size_t nbuckets; /* buckets from t0 to the last row's */
+  size_t ndevices; /* devices charted, by increasing index */
+  int device[RS_SERIES_DEVICES];
+  rs_series_point util[RS_SERIES_DEVICES][RS_SERIES_BUCKETS]; /* GPU_UTIL, percent */
+  rs_series_point mem[RS_SERIES_DEVICES][RS_SERIES_BUCKETS];  /* GPU_MEM_USED, bytes */
+  rs_series_point rate[RS_SERIES_BUCKETS];                    /* REQUEST_RATE, req/s */
+} rs_series;
+
 typedef struct rs_endpoint_stats {
   rs_coverage coverage;
   rs_metric_stats m[RS_METRIC_COUNT]; /* pooled over all rows and devices */
@@ -118,6 +141,7 @@ typedef struct rs_endpoint_stats {
    * the LLM model's back-test (docs/model.md "LLM serving"). */
   rs_linear_fit tpot_vs_rate;
   rs_load_stats load; /* latency by load bucket (the back-test's history) */
+  rs_series series;   /* over time, downsampled (charts) */
 } rs_endpoint_stats;
 
 typedef struct rs_stats rs_stats;

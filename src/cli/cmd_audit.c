@@ -9,8 +9,9 @@
 #include "rightsize/ingest.h"
 #include "rightsize/pipeline.h"
 #include "rightsize/report_audit.h"
+#include "rightsize/report_html.h"
 
-static const char *const format_names[] = {"table", "json", "markdown", "csv", NULL};
+static const char *const format_names[] = {"table", "json", "markdown", "csv", "html", NULL};
 
 typedef struct audit_opts {
   rs_audit_format format; /* a CHOICE field: int-sized */
@@ -25,7 +26,7 @@ _Static_assert(sizeof(rs_audit_format) == sizeof(int), "a CHOICE field is an int
 #define OPT(m) offsetof(audit_opts, m)
 static const rs_cli_opt audit_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
-                "table (default), json, markdown or csv"),
+                "table (default), json, markdown, csv or html"),
      .choices = format_names},
     {RS_CLI_OPT("consolidate", 0, RS_CLI_FLAG, OPT(consolidate), NULL,
                 "pack endpoints whose models may share hardware onto shared instances")},
@@ -76,7 +77,8 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);
   if (st == RS_OK)
-    st = rs_report_audit(out, *audit, o->format);
+    st = o->format == RS_AUDIT_HTML ? rs_report_audit_html(out, *audit)
+                                    : rs_report_audit(out, *audit, o->format);
   return st;
 }
 

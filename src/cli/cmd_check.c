@@ -10,8 +10,10 @@
 #include "rightsize/pipeline.h"
 #include "rightsize/policy.h"
 #include "rightsize/report_check.h"
+#include "rightsize/report_html.h"
 
-static const char *const format_names[] = {"text", "json", "markdown", "github", "junit", NULL};
+static const char *const format_names[] = {"text",  "json", "markdown", "github",
+                                           "junit", "html", NULL};
 
 typedef struct check_opts {
   rs_check_format format; /* a CHOICE field: int-sized */
@@ -45,7 +47,7 @@ static bool parse_verdicts(void *field, const char *value) {
 #define LIMIT(k) offsetof(check_opts, limit[k])
 static const rs_cli_opt check_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
-                "text (default), json, markdown, github or junit"),
+                "text (default), json, markdown, github, junit or html"),
      .choices = format_names},
     {RS_CLI_OPT("policy", 0, RS_CLI_PATH, OPT(policy_file), "FILE",
                 "policies from a YAML or JSON file (docs/ci.md); flags override it")},
@@ -128,7 +130,9 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
   if (st == RS_OK)
     st = rs_pipeline_check(rep, arena, &p, &req, err);
-  if (st == RS_OK && (st = rs_report_check(out, *rep, o->format)) != RS_OK)
+  if (st == RS_OK &&
+      (st = o->format == RS_CHECK_HTML ? rs_report_check_html(out, *rep)
+                                       : rs_report_check(out, *rep, o->format)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   return st;
 }

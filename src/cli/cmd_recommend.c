@@ -8,9 +8,10 @@
 #include "rightsize/pipeline.h"
 #include "rightsize/profile.h"
 #include "rightsize/report_fit.h"
+#include "rightsize/report_html.h"
 
-typedef enum { FMT_TABLE, FMT_JSON, FMT_MARKDOWN, FMT_CSV } out_format;
-static const char *const format_names[] = {"table", "json", "markdown", "csv", NULL};
+typedef enum { FMT_TABLE, FMT_JSON, FMT_MARKDOWN, FMT_CSV, FMT_HTML } out_format;
+static const char *const format_names[] = {"table", "json", "markdown", "csv", "html", NULL};
 
 typedef struct recommend_opts {
   out_format format; /* a CHOICE field: int-sized */
@@ -24,7 +25,7 @@ _Static_assert(sizeof(out_format) == sizeof(int), "a CHOICE field is an int");
 #define OPT(m) offsetof(recommend_opts, m)
 static const rs_cli_opt recommend_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
-                "output format: table (default), json, markdown or csv"),
+                "output format: table (default), json, markdown, csv or html"),
      .choices = format_names},
     {RS_CLI_OPT("explain", 'e', RS_CLI_FLAG, OPT(explain), NULL,
                 "the winner's margins and every rejected shape with its reason")},
@@ -45,6 +46,7 @@ static rs_status write_report(rs_buf *out, const recommend_opts *o, const rs_fit
   case FMT_JSON: return rs_report_fit_json(out, r, &o->report);
   case FMT_MARKDOWN: return rs_report_fit_markdown(out, r, &o->report);
   case FMT_CSV: return rs_report_fit_csv(out, r, &o->report);
+  case FMT_HTML: return rs_report_fit_html(out, r);
   default: return rs_report_fit_table(out, r, &o->report);
   }
 }
@@ -114,5 +116,6 @@ const rs_cli_command rs_cmd_recommend = {
     .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
     .examples = "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml\n"
                 "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml -p all --explain\n"
-                "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml --slo-p95 30ms -f json\n",
+                "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml --slo-p95 30ms -f json\n"
+                "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml -f html > report.html\n",
 };

@@ -314,6 +314,28 @@ static void contradictions(rs_fit_ctx *ctx, const rs_demand *d, rs_backtest *bt,
   bt->contradictory = bt->busy_above_p50 || bt->off_band || bt->wait_above_spread;
 }
 
+/* The fitted model's curve over the observed range of load, for charts. */
+static void curve(rs_backtest *bt, const model *m, const rs_load_stats *ld, double p,
+                  double scale) {
+  double lo = INFINITY, hi = 0;
+  for (size_t i = 0; i < ld->nbuckets; i++) {
+    if (ld->b[i].n > 0 && ld->b[i].rate_mean > 0) {
+      lo = fmin(lo, ld->b[i].rate_mean);
+      hi = fmax(hi, ld->b[i].rate_mean);
+    }
+  }
+  if (!(hi > 0))
+    return;
+  hi *= 1.5;
+  for (size_t i = 0; i < RS_BACKTEST_CURVE; i++) {
+    double r = lo + (hi - lo) * (double)i / (RS_BACKTEST_CURVE - 1);
+    double ms = predict(m, r / scale, p);
+    bt->curve_rate[i] = r;
+    bt->curve_ms[i] = isfinite(ms) ? ms : NAN;
+  }
+  bt->ncurve = RS_BACKTEST_CURVE;
+}
+
 bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
   const rs_profile *prof = ctx->profile;
   const rs_endpoint_stats *st = &ctx->sum->stats;
@@ -345,6 +367,7 @@ bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
   bt->default_hold_ms = pb.hold0 * 1e3;
   bt->concurrency = m.s50_s * sqrt(1.0 + m.cs2) / m.hold_s;
   compare(bt, &m, &st->load, qi, pb.p, scale);
+  curve(bt, &m, &st->load, pb.p, scale);
   double rate =
       st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean / scale : 0;
   contradictions(ctx, d, bt, rate);

@@ -9,6 +9,7 @@
 #include "rightsize/arena.h"
 #include "rightsize/num.h"
 #include "load.h"
+#include "series.h"
 #include "sketch.h"
 #include "stats_internal.h"
 
@@ -56,7 +57,8 @@ struct rs_stats {
   uint64_t rows, series, duplicates, out_of_order;
   double first, last;
   rs_sketch intervals;
-  rs_load_acc load; /* latency by load bucket */
+  rs_load_acc load;       /* latency by load bucket */
+  rs_series_acc timeline; /* over time, for charts */
 };
 
 static void acc_init(acc *a) {
@@ -97,6 +99,7 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   window_init(&st->host_mem);
   rs_sketch_init(&st->intervals);
   rs_load_init(&st->load);
+  rs_series_init(&st->timeline);
   st->first = INFINITY;
   st->last = -INFINITY;
   *out = st;
@@ -243,6 +246,18 @@ static bool is_request_event(const rs_sample *s) {
   return s->present != 0 && (s->present & ~per_request) == 0;
 }
 
+/* The charted metrics into their time bucket. */
+static void series_add(rs_stats *st, double t, int slot, rs_metric m, double v) {
+  if (!isfinite(t))
+    return;
+  if (m == RS_METRIC_REQUEST_RATE)
+    rs_series_add(&st->timeline, t, RS_SERIES_RATE, v);
+  else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_UTIL)
+    rs_series_add(&st->timeline, t, slot, v);
+  else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_MEM_USED)
+    rs_series_add(&st->timeline, t, RS_SERIES_DEVICES + slot, v);
+}
+
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
@@ -261,6 +276,7 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     if (!(s->present & (1u << m)))
       continue;
     double v = s->v[m];
+    series_add(st, s->t, slot, (rs_metric)m, v);
     /* A per-device value goes to its device only: the pooled view of
      * those metrics is the merge of the devices, made at finish. */
     if (rs_metric_per_device((rs_metric)m)) {
@@ -449,6 +465,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
   pair_finish(&st->host_load[3], &out->tpot_vs_rate);
   rs_load_finish(&st->load, &out->load);
+  rs_series_finish(&st->timeline, &out->series);
   return RS_OK;
 }
 
@@ -510,6 +527,7 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
     rc = rs_sketch_merge(&dst->intervals, &src->intervals);
   if (rc == RS_OK)
     rc = rs_load_merge(&dst->load, &src->load);
+  rs_series_merge(&dst->timeline, &src->timeline);
   if (rc != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory merging statistics");
   dst->rows += src->rows;

@@ -1,0 +1,39 @@
+/* The accumulator behind rs_series (stats.h): bounded time buckets whose
+ * width doubles as the history grows. Private to the statistics. */
+#ifndef RIGHTSIZE_SERIES_H
+#define RIGHTSIZE_SERIES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rightsize/stats.h"
+
+/* Channels: GPU_UTIL of device d is d, GPU_MEM_USED of device d is
+ * RS_SERIES_DEVICES + d, the request rate is RS_SERIES_RATE. */
+#define RS_SERIES_RATE (2 * RS_SERIES_DEVICES)
+#define RS_SERIES_CHANNELS (RS_SERIES_RATE + 1)
+
+typedef struct rs_series_cell {
+  uint64_t n;
+  double min, max, sum;
+} rs_series_cell;
+
+typedef struct rs_series_acc {
+  double width; /* seconds, a power of two */
+  int64_t k0;   /* bucket 0 is [k0 x width, (k0 + 1) x width) */
+  size_t n;     /* buckets in use from k0; 0: empty */
+  rs_series_cell cell[RS_SERIES_CHANNELS][RS_SERIES_BUCKETS];
+} rs_series_acc;
+
+void rs_series_init(rs_series_acc *a);
+
+/* Adds value v of channel ch at epoch time t (finite). */
+void rs_series_add(rs_series_acc *a, double t, int ch, double v);
+
+/* Adds src's buckets into dst (coarsening either to a common width). */
+void rs_series_merge(rs_series_acc *dst, const rs_series_acc *src);
+
+/* The buckets into *out. */
+void rs_series_finish(const rs_series_acc *a, rs_series *out);
+
+#endif
