@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "rightsize/file.h"
 #include "rightsize/num.h"
 
 /* ---- format names ---- */
@@ -506,9 +507,9 @@ static bool is_export(rs_sample_format f) {
 rs_sample_format rs_ingest_detect_file(const char *path) {
   char head[4096];
   size_t got;
-  FILE *fp = fopen(path, "rb");
-  if (fp == NULL)
-    return RS_FORMAT_AUTO;
+  FILE *fp;
+  if (rs_file_open_regular(&fp, path, NULL) != RS_OK)
+    return RS_FORMAT_AUTO; /* the reader that follows names the problem */
   got = fread(head, 1, sizeof(head), fp);
   fclose(fp);
   return rs_export_sniff(head, got);
