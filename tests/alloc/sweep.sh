@@ -8,11 +8,11 @@
 # a sanitizer report (ASan's leak check exits 23) or any other exit fails.
 #
 # Usage: sweep.sh RIGHTSIZE_ALLOCFAIL [MAX_RUNS_PER_PATH]
-# MAX_RUNS_PER_PATH (default 300) bounds the time: with more allocations
+# MAX_RUNS_PER_PATH (default 200) bounds the time: with more allocations
 # than that, every k-th one is failed (the first 100 always are).
 set -u
 bin=$1
-max=${2:-300}
+max=${2:-200}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat=tests/data/catalog/fixture.yaml
