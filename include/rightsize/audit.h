@@ -127,7 +127,9 @@ rs_status rs_audit_split(const rs_profile ***profiles, const char ***names, size
 /* Audits files (from rs_audit_discover): each worker loads a profile and
  * calls rs_pipeline_fit_profile; rows, totals and the ranking are computed
  * here, so writers only format. *out must be freed with rs_audit_free. Per-profile errors are kept
- * in their rows; the status is RS_NOMEM or RS_INTERNAL (a thread could not start) only. */
+ * in their rows, except running out of memory, which says nothing about a
+ * profile: it fails the run. The status is RS_NOMEM or RS_INTERNAL (a thread
+ * could not start) only. */
 rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
                        const rs_audit_options *opts, rs_error *err);
 void rs_audit_free(rs_audit *a);

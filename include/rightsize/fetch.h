@@ -29,6 +29,12 @@ typedef struct rs_fetch_prom_options {
   const rs_http_retry *retry;    /* NULL: the defaults */
 } rs_fetch_prom_options;
 
+/* The longest range one fetch covers (400 days), and the most range queries
+ * it sends (every metric times every chunk of at most 10,000 steps): a
+ * fetch is bounded in time and in load on the server whatever the options. */
+#define RS_FETCH_MAX_SINCE_S (400 * 86400.0)
+#define RS_FETCH_MAX_REQUESTS 2000
+
 typedef struct rs_fetch_result {
   uint64_t rows;   /* rows handed to the sink */
   size_t requests; /* HTTP requests that got an answer */
@@ -40,8 +46,11 @@ rs_status rs_fetch_check_selector(const char *selector, rs_error *err);
 
 /* Runs the queries and calls sink once per row, in time order. Nothing is
  * handed to the sink before every answer has arrived and parsed, so a
- * failure never yields part of the data. Errors: RS_IO (no response, an
- * HTTP error status), RS_LIMIT (a body over the cap), RS_SYNTAX (bad JSON),
+ * failure never yields part of the data. Errors: RS_USAGE (start and end
+ * not finite with start < end, a step below 1 s, a range over
+ * RS_FETCH_MAX_SINCE_S), RS_LIMIT (a range that needs more than
+ * RS_FETCH_MAX_REQUESTS queries, checked before the first one; a body over
+ * the cap), RS_IO (no response, an HTTP error status), RS_SYNTAX (bad JSON),
  * RS_INVALID (a Prometheus "status":"error" answer, or no data at all). */
 rs_status rs_fetch_prometheus(const rs_fetch_prom_options *opts, rs_transport *t,
                               rs_sample_sink sink, void *ctx, rs_fetch_result *res, rs_error *err);

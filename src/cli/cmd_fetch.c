@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,7 +49,7 @@ static const rs_cli_opt fetch_options[] = {
     {RS_CLI_OPT("selector", 0, RS_CLI_STRING, OPT(selector), "MATCHERS",
                 "label matchers of the endpoint: '{job=\"bert\"}'")},
     {RS_CLI_OPT("since", 0, RS_CLI_DURATION, OPT(since_s), "DURATION",
-                "how far back from --end (default 7d)"),
+                "how far back from --end (default 7d, at most 400d)"),
      .lo = 1},
     {RS_CLI_OPT("end", 0, RS_CLI_CUSTOM, OPT(end), "TIME",
                 "end of the range, unix seconds or RFC 3339 (default now)"),
@@ -192,6 +193,8 @@ static int read_options(fetch_opts *fo, const rs_cli_args *args) {
     return usage("%s", "fetch knows one source: prometheus");
   if ((rc = check_required(fo)) != 0 || (rc = check_url(fo->url)) != 0)
     return rc;
+  if (fo->since_s > RS_FETCH_MAX_SINCE_S)
+    return usage("--since is longer than the maximum of %.0fd", RS_FETCH_MAX_SINCE_S / 86400);
   finish_options(fo);
   return 0;
 }
@@ -284,28 +287,90 @@ static rs_status put_profile(rs_buf *b, const fetch_opts *fo, const char *csv_na
   return rs_profile_write(b, &p, "Written by rightsize fetch prometheus (docs/sources.md).");
 }
 
-/* Writes data to path through a temporary file and a rename, so a reader
- * never sees half a file. Failing to write the output is exit code 5, as for
- * standard output (docs/exit-codes.md). */
-static rs_status write_whole(const char *path, const rs_buf *data, rs_arena *arena, rs_error *err) {
-  size_t n = strlen(path);
-  char *tmp = rs_arena_alloc(arena, n + 8);
+/* One output file on its way: written whole into a unique temporary in
+ * the target's directory (mkstemp: O_EXCL, so a link planted there is never
+ * followed), renamed into place only once both outputs are complete. */
+typedef struct staged {
+  const char *path; /* where it goes */
+  char *tmp;        /* the temporary this run created; NULL once renamed or removed */
+} staged;
+
+/* dir/.BASE.XXXXXX for path, in the arena. */
+static char *temp_template(rs_arena *arena, const char *path) {
+  const char *slash = strrchr(path, '/');
+  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 9;
+  char *t = rs_arena_alloc(arena, n);
+  if (t != NULL)
+    snprintf(t, n, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+  return t;
+}
+
+/* The permissions an ordinary fopen would give: 0666 less the umask. */
+static mode_t default_mode(void) {
+  mode_t mask = umask(0);
+  umask(mask);
+  return 0666 & ~mask;
+}
+
+/* Writes data into a fresh temporary for s->path. Failing to write an
+ * output is exit code 5, as for standard output (docs/exit-codes.md). */
+static rs_status stage(staged *s, const rs_buf *data, rs_arena *arena, rs_error *err) {
+  int fd, saved;
   FILE *f;
-  if (tmp == NULL)
+  bool ok;
+  struct stat sb;
+  /* A rename onto a directory fails: find out before either file moves. */
+  if (stat(s->path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: is a directory");
+  if ((s->tmp = temp_template(arena, s->path)) == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp", 5);
-  f = fopen(tmp, "wb");
-  if (f == NULL)
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
-  bool ok = fwrite(data->data, 1, data->len, f) == data->len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int saved = errno;
-    remove(tmp);
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(saved));
+  if ((fd = mkstemp(s->tmp)) < 0) {
+    saved = errno;
+    s->tmp = NULL;
+    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s", strerror(saved));
   }
+  if ((f = fdopen(fd, "wb")) == NULL) {
+    saved = errno;
+    close(fd);
+    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s", strerror(saved));
+  }
+  errno = 0;
+  ok = fchmod(fd, default_mode()) == 0 && fwrite(data->data, 1, data->len, f) == data->len &&
+       fflush(f) == 0;
+  saved = errno;
+  ok = (fclose(f) == 0) && ok;
+  if (!ok)
+    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s",
+                        strerror(saved   ? saved
+                                 : errno ? errno
+                                         : EIO));
   return RS_OK;
+}
+
+/* Removes the temporaries still standing: only files this run created. */
+static void unstage(staged *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i].tmp != NULL)
+      unlink(s[i].tmp);
+}
+
+/* Both outputs staged, then both renamed: a reader never sees half a file,
+ * and a failure before the renames leaves the earlier files untouched. */
+static rs_status write_both(const char *csv_path, const rs_buf *csv, const char *prof_path,
+                            const rs_buf *prof, rs_arena *arena, rs_error *err) {
+  staged s[2] = {{csv_path, NULL}, {prof_path, NULL}};
+  const rs_buf *data[2] = {csv, prof};
+  rs_status st = RS_OK;
+  for (size_t i = 0; i < 2 && st == RS_OK; i++)
+    st = stage(&s[i], data[i], arena, err);
+  for (size_t i = 0; i < 2 && st == RS_OK; i++) {
+    if (rename(s[i].tmp, s[i].path) != 0)
+      st = rs_error_set(err, RS_INTERNAL, s[i].path, 0, 0, "cannot write: %s", strerror(errno));
+    else
+      s[i].tmp = NULL;
+  }
+  unstage(s, 2);
+  return st;
 }
 
 static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch_result *res,
@@ -329,9 +394,7 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
   if (st == RS_OK && (st = put_profile(&prof, fo, slash ? slash + 1 : csv_path)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the profile", rs_status_message(st));
   if (st == RS_OK)
-    st = write_whole(csv_path, &csv, arena, err);
-  if (st == RS_OK && (st = write_whole(fo->output, &prof, arena, err)) != RS_OK)
-    remove(csv_path);
+    st = write_both(csv_path, &csv, fo->output, &prof, arena, err);
   rs_transport_free(t);
   if (auth.data)
     memset(auth.data, 0, auth.alloc);
@@ -352,10 +415,14 @@ static int run_fetch(const rs_cli_args *args) {
   rs_error_clear(&err);
   rs_arena_init(&arena, 0);
   rs_status st = fetch_and_write(fo, &arena, &res, &err);
+  if (st == RS_OK && (printf("wrote %s and %s: %llu rows, %zu metrics, %zu requests\n", fo->output,
+                             csv_path_for(&arena, fo->output), (unsigned long long)res.rows,
+                             res.metrics, res.requests) < 0 ||
+                      fflush(stdout) != 0))
+    st = rs_error_set(&err, RS_INTERNAL, "standard output", 0, 0, "cannot write: %s",
+                      strerror(errno));
   if (st == RS_OK)
-    printf("wrote %s and %s: %llu rows, %zu metrics, %zu requests\n", fo->output,
-           csv_path_for(&arena, fo->output), (unsigned long long)res.rows, res.metrics,
-           res.requests);
+    rc = 0;
   else if (err.status == RS_USAGE)
     rc = rs_cli_usage_error("fetch", err.msg);
   else

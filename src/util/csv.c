@@ -1,6 +1,7 @@
 #include "csv.h"
 
 #include "rightsize/arena.h"
+#include "rightsize/file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,9 +74,9 @@ static rs_status open_stream(rs_csv_reader *r, const char *path, rs_error *err) 
   if (strcmp(path, "-") == 0) {
     r->fp = stdin;
   } else {
-    r->fp = fopen(path, "rb");
-    if (r->fp == NULL)
-      return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    rs_status st = rs_file_open_regular(&r->fp, path, err);
+    if (st != RS_OK)
+      return st;
     r->owns_fp = true;
   }
   if (fstat(fileno(r->fp), &sb) == 0 && S_ISDIR(sb.st_mode))

@@ -36,6 +36,9 @@ class H(http.server.BaseHTTPRequestHandler):
         if path.startswith("/500/"): code, body = 500, b"oops"
         if path.startswith("/429/") and hits[path] == 1: code, body = 429, b"slow down"
         if path.startswith("/big/"): body = b"{" + b" " * 300000 + b"}"
+        if path.startswith("/data/") and "DCGM_FI_DEV_GPU_UTIL" in self.path:
+            body = (b'{"status":"success","data":{"resultType":"matrix","result":[{"metric":'
+                    b'{"rs_metric":"gpu_util","gpu":"0"},"values":[[1699999800,"42"]]}]}}')
         self.send_response(code); self.end_headers(); self.wfile.write(body)
 s = http.server.ThreadingHTTPServer(("127.0.0.1", 0), H)
 s.daemon_threads = True
@@ -94,4 +97,33 @@ grep -q "s3cret" "$tmp/err" "$tmp/out" && fail "the password was printed"
 printf 'tok-123\n' >"$tmp/token"
 check tok 3 "no samples" --token-file "$tmp/token"
 grep -q "^/tok/api/v1/query_range Bearer tok-123$" "$tmp/server.log" || fail "bearer token not sent"
-echo "ok: timeout, 401, 500 with retries, 429 then success, size cap, basic and bearer auth"
+# Writing the outputs (docs/cli.md, fetch): unique temporaries, never through
+# a link planted at the old fixed name, both files or none, every write checked.
+data() {
+  "$bin" fetch prometheus --url "$base/data" --selector '{job="x"}' --endpoint e --provider aws \
+    --instance t --slo-p99 50ms --since 1h --end 1700000000 --timeout "$to" "$@"
+}
+printf 'victim\n' >"$tmp/victim"
+ln -s "$tmp/victim" "$tmp/w.yaml.tmp"
+ln -s "$tmp/victim" "$tmp/w.csv.tmp"
+data -o "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" || fail "data: exit $?: $(cat "$tmp/err")"
+grep -q "^wrote $tmp/w.yaml and $tmp/w.csv: 1 rows" "$tmp/out" || fail "data: $(cat "$tmp/out")"
+[ "$(cat "$tmp/victim")" = victim ] || fail "fetch wrote through a planted link"
+grep -q "^0,42" "$tmp/w.csv" 2>/dev/null || grep -q ",42" "$tmp/w.csv" || fail "w.csv lacks the sample"
+ls -a "$tmp" | grep -q '^\.w\.' && fail "a temporary was left behind"
+printf 'old\n' >"$tmp/q.csv"
+mkdir "$tmp/q.yaml"
+data -o "$tmp/q.yaml" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 5 ] || fail "profile onto a directory: exit $rc, expected 5: $(cat "$tmp/err")"
+grep -q "^rightsize: $tmp/q.yaml: cannot write: is a directory$" "$tmp/err" || fail "$(cat "$tmp/err")"
+[ "$(cat "$tmp/q.csv")" = old ] || fail "a failed fetch replaced or deleted the earlier CSV"
+ls -a "$tmp" | grep -q '^\.q\.' && fail "a temporary was left behind"
+if [ -w /dev/full ]; then
+  data -o "$tmp/f.yaml" >/dev/full 2>"$tmp/err"
+  rc=$?
+  [ "$rc" = 5 ] || fail "success line into a full stdout: exit $rc, expected 5"
+  grep -q "^rightsize: standard output: cannot write: No space left on device$" "$tmp/err" ||
+    fail "full stdout: $(cat "$tmp/err")"
+fi
+echo "ok: timeout, 401, 500 with retries, 429 then success, size cap, basic and bearer auth, safe writes"

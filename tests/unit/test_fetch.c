@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -354,6 +355,40 @@ static void test_selector_and_encoding(void **state) {
   rs_buf_release(&b);
 }
 
+/* The range is bounded before a request goes out: --since 1e22s once sent
+ * tens of thousands of queries (issue 15). */
+static void test_range_bounds_checked_first(void **state) {
+  static setup s;
+  answer script[] = {{RS_OK, 200, ok_empty}};
+  rs_buf csv;
+  rs_fetch_result res;
+  rs_error err;
+  (void)state;
+  rs_buf_init(&csv, 0);
+  init(&s, script, 1);
+  s.o.start = s.o.end - 1e22;
+  assert_int_equal(run(&s, &csv, &res, &err), RS_USAGE);
+  assert_string_equal(err.msg, "the time range is longer than 400 days");
+  init(&s, script, 1);
+  s.o.start = s.o.end - RS_FETCH_MAX_SINCE_S;
+  s.o.step_s = 1; /* 3456 chunks of 10,001 steps, 10 queries each */
+  assert_int_equal(run(&s, &csv, &res, &err), RS_LIMIT);
+  assert_non_null(strstr(err.msg, "the range needs 34560 queries, more than 2000"));
+  init(&s, script, 1);
+  s.o.start = NAN;
+  assert_int_equal(run(&s, &csv, &res, &err), RS_USAGE);
+  init(&s, script, 1);
+  s.o.start = s.o.end;
+  assert_int_equal(run(&s, &csv, &res, &err), RS_USAGE);
+  assert_int_equal(s.f.calls, 0);
+  /* The largest range at the default step is allowed: 58 chunks, 580 queries. */
+  init(&s, script, 1);
+  s.o.start = s.o.end - RS_FETCH_MAX_SINCE_S;
+  assert_int_equal(run(&s, &csv, &res, &err), RS_INVALID); /* every answer empty */
+  assert_int_equal(s.f.calls, 580);
+  rs_buf_release(&csv);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_http_retries_429_then_success),
@@ -366,6 +401,7 @@ int main(void) {
       cmocka_unit_test(test_queries_and_merge),
       cmocka_unit_test(test_long_range_is_chunked),
       cmocka_unit_test(test_selector_and_encoding),
+      cmocka_unit_test(test_range_bounds_checked_first),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

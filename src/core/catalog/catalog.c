@@ -1,15 +1,18 @@
 /* Catalog loading (file, directory, embedded copy), hashing and lookup. The
  * validation rules live in catalog_parse.c. */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 
 #include "names.h"
+#include "rightsize/file.h"
 #include "catalog_internal.h"
 #include "sha256.h"
 
@@ -58,11 +61,12 @@ rs_status rs_catalog_default(rs_catalog **out, rs_arena *arena, rs_error *err) {
 /* Reads a whole file into the arena, capped. */
 static rs_status read_file(char **data, size_t *len, rs_arena *arena, const char *path,
                            rs_error *err) {
-  FILE *f = fopen(path, "rb");
+  FILE *f;
   size_t cap = RS_CATALOG_MAX_BYTES + 1, n;
   char *buf;
-  if (f == NULL)
-    return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+  rs_status st = rs_file_open_regular(&f, path, err);
+  if (st != RS_OK)
+    return st;
   buf = rs_arena_alloc(arena, 64 * 1024);
   for (size_t size = 64 * 1024, used = 0;; size *= 2) {
     if (buf == NULL) {
@@ -125,18 +129,36 @@ static bool is_catalog_name(const char *name) {
          (n > 4 && strcmp(name + n - 4, ".yml") == 0);
 }
 
+/* true when dir/name may be the catalog: a link out of the directory never
+ * is; a FIFO or a device is, so that reading it is refused rather than an
+ * older catalog silently taken instead. */
+static bool is_candidate(const char *dir_real, const char *dir, const char *name) {
+  char path[4096];
+  rs_file_id id;
+  if (!is_catalog_name(name) ||
+      snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+    return false;
+  rs_file_entry kind = rs_file_classify(&id, dir_real, path);
+  return kind == RS_FILE_REGULAR || kind == RS_FILE_SPECIAL;
+}
+
 /* The newest catalog file in dir, as an arena path. */
 static rs_status newest_in_dir(const char **out, rs_arena *arena, const char *dir, rs_error *err) {
   char best[256] = "";
   struct dirent *e;
-  DIR *d = opendir(dir);
-  if (d == NULL)
-    return rs_error_set(err, RS_IO, dir, 0, 0, "cannot open: %s", strerror(errno));
+  char *dir_real = realpath(dir, NULL);
+  DIR *d = dir_real ? opendir(dir) : NULL;
+  if (d == NULL) {
+    int saved = errno;
+    free(dir_real);
+    return rs_file_open_error(err, dir, saved);
+  }
   while ((e = readdir(d)) != NULL)
-    if (is_catalog_name(e->d_name) && strlen(e->d_name) < sizeof(best) &&
-        (best[0] == '\0' || version_cmp(e->d_name, best) > 0))
+    if (strlen(e->d_name) < sizeof(best) && (best[0] == '\0' || version_cmp(e->d_name, best) > 0) &&
+        is_candidate(dir_real, dir, e->d_name))
       snprintf(best, sizeof(best), "%s", e->d_name);
   closedir(d);
+  free(dir_real);
   if (best[0] == '\0')
     return rs_error_set(err, RS_IO, dir, 0, 0, "no catalog file (*.yaml, *.yml) in the directory");
   size_t n = strlen(dir) + strlen(best) + 2;
@@ -155,7 +177,7 @@ rs_status rs_catalog_load(rs_catalog **out, rs_arena *arena, const char *path, r
   rs_status st;
   *out = NULL;
   if (stat(path, &sb) != 0)
-    return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
+    return rs_file_open_error(err, path, errno);
   if (S_ISDIR(sb.st_mode) && (st = newest_in_dir(&path, arena, path, err)) != RS_OK)
     return st;
   if ((st = read_file(&data, &len, arena, path, err)) != RS_OK)

@@ -11,6 +11,7 @@
 
 #include "ingest_internal.h"
 #include "ingest_stream.h"
+#include "rightsize/file.h"
 #include "rightsize/num.h"
 
 /* ---- format names ---- */

@@ -2,6 +2,8 @@
  * bytes (ingest_stream.h). */
 #include "ingest_stream.h"
 
+#include "rightsize/file.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -279,11 +281,14 @@ rs_status rs_instream_open(rs_instream **out, const char *path, rs_error *err) {
     return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory opening the file");
   if (strcmp(path, "-") == 0) {
     s->fp = stdin;
-  } else if ((s->fp = fopen(path, "rb")) == NULL) {
-    rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-    rs_instream_free(s);
-    return RS_IO;
   } else {
+    /* Regular files only: a FIFO, device or socket is refused before
+     * anything can block on it (rightsize/file.h). */
+    rs_status st = rs_file_open_regular(&s->fp, path, err);
+    if (st != RS_OK) {
+      rs_instream_free(s);
+      return st;
+    }
     s->owns_fp = true;
   }
   if (fstat(fileno(s->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {

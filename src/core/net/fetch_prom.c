@@ -191,6 +191,24 @@ static rs_status one_query(rs_export *x, const rs_fetch_prom_options *o, rs_tran
   return st;
 }
 
+/* The range checks and the number of queries, before the first one is sent. */
+static rs_status check_range(const rs_fetch_prom_options *o, rs_error *err) {
+  double nq = (double)(sizeof(queries) / sizeof(queries[0]));
+  if (!isfinite(o->start) || !isfinite(o->end) || !(o->start < o->end) || !(o->step_s >= 1))
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                        "bad time range, expected start before end and a step of at least 1s");
+  if (o->end - o->start > RS_FETCH_MAX_SINCE_S)
+    return rs_error_set(err, RS_USAGE, NULL, 0, 0, "the time range is longer than %.0f days",
+                        RS_FETCH_MAX_SINCE_S / 86400);
+  double chunks = floor((o->end - o->start) / (o->step_s * (MAX_STEPS_PER_QUERY + 1))) + 1;
+  if (chunks * nq > RS_FETCH_MAX_REQUESTS)
+    return rs_error_set(err, RS_LIMIT, NULL, 0, 0,
+                        "the range needs %.0f queries, more than %d; use a coarser --step or a "
+                        "shorter --since",
+                        chunks * nq, RS_FETCH_MAX_REQUESTS);
+  return RS_OK;
+}
+
 static rs_status run_all(rs_export *x, const rs_fetch_prom_options *o, rs_transport *t,
                          rs_fetch_result *res, rs_error *err) {
   double span = o->step_s * MAX_STEPS_PER_QUERY;
@@ -222,6 +240,8 @@ rs_status rs_fetch_prometheus(const rs_fetch_prom_options *opts, rs_transport *t
   if (o.rate_window_s <= 0)
     o.rate_window_s = o.step_s > 300 ? o.step_s : 300;
   st = rs_fetch_check_selector(o.selector, err);
+  if (st == RS_OK)
+    st = check_range(&o, err);
   if (st != RS_OK)
     return st;
   rs_series_map_init(&map);

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rightsize/file.h"
 #include "rightsize/profile.h"
 
 /* ---- discovery ---- */
@@ -21,7 +22,28 @@ typedef struct file_list {
   char **v;
   size_t n, cap;
   bool nomem, too_many;
+  const char *root; /* realpath of the directory being walked: links never leave it */
+  rs_file_id *seen; /* directories visited, so a link cycle is walked once */
+  size_t nseen, capseen;
 } file_list;
+
+/* Marks directory id visited; false when it was already (or memory ran out). */
+static bool visit(file_list *l, rs_file_id id) {
+  if (rs_file_id_seen(l->seen, l->nseen, id))
+    return false;
+  if (l->nseen == l->capseen) {
+    size_t cap = l->capseen ? 2 * l->capseen : 16;
+    rs_file_id *v = rs_realloc_array(l->seen, cap, sizeof(*v));
+    if (v == NULL) {
+      l->nomem = true;
+      return false;
+    }
+    l->seen = v;
+    l->capseen = cap;
+  }
+  l->seen[l->nseen++] = id;
+  return true;
+}
 
 static void push(file_list *l, const char *path) {
   if (l->n >= RS_AUDIT_MAX_FILES) {
@@ -55,7 +77,7 @@ static void walk(file_list *l, const char *dir, int depth) {
     return;
   }
   while ((e = readdir(d)) != NULL && !l->nomem && !l->too_many) {
-    struct stat sb;
+    rs_file_id id;
     size_t n = strlen(dir) + strlen(e->d_name) + 2;
     char *p;
     if (e->d_name[0] == '.')
@@ -65,15 +87,36 @@ static void walk(file_list *l, const char *dir, int depth) {
       break;
     }
     snprintf(p, n, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", e->d_name);
-    if (stat(p, &sb) == 0) {
-      if (S_ISDIR(sb.st_mode))
+    switch (rs_file_classify(&id, l->root, p)) {
+    case RS_FILE_DIRECTORY:
+      if (visit(l, id))
         walk(l, p, depth + 1);
-      else if (S_ISREG(sb.st_mode) && rs_profile_is_path(p))
+      break;
+    case RS_FILE_REGULAR:
+      if (rs_profile_is_path(p))
         push(l, p);
+      break;
+    case RS_FILE_SPECIAL: /* a walk finds files; a FIFO is not a profile */
+    case RS_FILE_SKIP: break;
     }
     free(p);
   }
   closedir(d);
+}
+
+/* Walks the directory root, whose links may point anywhere inside it. */
+static rs_status walk_root(file_list *l, const char *root, const struct stat *sb, rs_error *err) {
+  char *real = realpath(root, NULL);
+  if (real == NULL)
+    return errno == ENOMEM
+               ? rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory listing profiles")
+               : rs_file_open_error(err, root, errno);
+  l->root = real;
+  if (visit(l, (rs_file_id){(unsigned long long)sb->st_dev, (unsigned long long)sb->st_ino}))
+    walk(l, root, 0);
+  l->root = NULL;
+  free(real);
+  return RS_OK;
 }
 
 static int cmp_str(const void *a, const void *b) {
@@ -82,17 +125,18 @@ static int cmp_str(const void *a, const void *b) {
 
 rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
                             const char *const *paths, size_t npaths, rs_error *err) {
-  file_list l = {NULL, 0, 0, false, false};
+  file_list l = {0};
   rs_status st = RS_OK;
   for (size_t i = 0; i < npaths && st == RS_OK; i++) {
     struct stat sb;
     if (stat(paths[i], &sb) != 0)
-      st = rs_error_set(err, RS_IO, paths[i], 0, 0, "cannot open: %s", strerror(errno));
+      st = rs_file_open_error(err, paths[i], errno);
     else if (S_ISDIR(sb.st_mode))
-      walk(&l, paths[i], 0);
+      st = walk_root(&l, paths[i], &sb, err);
     else
       push(&l, paths[i]);
   }
+  free(l.seen);
   if (st == RS_OK && l.nomem)
     st = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory listing profiles");
   if (st == RS_OK && l.too_many)
@@ -300,6 +344,13 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
   }
   for (size_t i = 0; i < a->nrows; i++) {
     const rs_audit_row *r = &a->rows[i];
+    if (!r->ok && r->err.status == RS_NOMEM) {
+      /* Memory ran out, which says nothing about the profile: the run fails. */
+      if (err != NULL && err->status == RS_OK)
+        *err = r->err;
+      rs_audit_free(a);
+      return RS_NOMEM;
+    }
     if (!r->ok) {
       a->nfailed++;
       continue;

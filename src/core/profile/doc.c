@@ -9,6 +9,7 @@
 
 #include "doc_internal.h"
 #include "rightsize/buf.h"
+#include "rightsize/file.h"
 
 #define DEFAULT_MAX_BYTES ((size_t)16 << 20)
 
@@ -77,17 +78,11 @@ static rs_status slurp(char **data, size_t *len, rs_arena *arena, FILE *fp, cons
 
 rs_status rs_doc_read_file(char **data, size_t *len, rs_arena *arena, const char *path,
                            size_t max_bytes, rs_error *err) {
-  struct stat sb;
-  rs_status st;
-  FILE *fp = fopen(path, "rb");
-  if (fp == NULL)
-    return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  if (fstat(fileno(fp), &sb) != 0)
-    st = rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errno));
-  else if (S_ISDIR(sb.st_mode))
-    st = rs_error_set(err, RS_IO, path, 0, 0, "is a directory, expected a file");
-  else
-    st = slurp(data, len, arena, fp, path, max_bytes, err);
+  FILE *fp;
+  rs_status st = rs_file_open_regular(&fp, path, err);
+  if (st != RS_OK)
+    return st;
+  st = slurp(data, len, arena, fp, path, max_bytes, err);
   fclose(fp);
   return st;
 }

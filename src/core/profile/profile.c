@@ -1,5 +1,6 @@
 #include "rightsize/profile.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -395,6 +396,9 @@ static rs_status resolve(ctx *c, const rs_node *n, rs_sample_file *f) {
   f->path = full;
   f->line = n->line;
   f->col = n->col;
+  if (stat(full, &sb) != 0 && errno == ELOOP)
+    return rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
+                        "sample file '%s' is a symbolic link loop (looked at %s)", f->given, full);
   if (stat(full, &sb) != 0)
     return rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
                         "sample file '%s' not found (looked at %s)", f->given, full);

@@ -52,8 +52,8 @@ static void warn(rs_summary *sum, rs_arena *arena, rs_warning_code code, const c
   va_start(ap, fmt);
   const char *copy = rs_arena_vprintf(arena, fmt, ap);
   va_end(ap);
-  if (copy == NULL)
-    return; /* a warning lost to memory pressure is not worth failing the run */
+  /* A warning lost to memory keeps its slot with no text: finish() then
+   * fails the run rather than print a report without it. */
   sum->warnings[sum->nwarnings].code = code;
   sum->warnings[sum->nwarnings].text = copy;
   sum->nwarnings++;
@@ -220,6 +220,9 @@ static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
   warn_coverage(sum, b->arena);
   warn_devices(sum, b->arena);
   warn_traffic(sum, b->arena);
+  for (size_t i = 0; i < sum->nwarnings; i++)
+    if (sum->warnings[i].text == NULL)
+      return rs_arena_error(b->arena, err, NULL, "writing the warnings");
   *out = sum;
   return RS_OK;
 }

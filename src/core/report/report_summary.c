@@ -39,7 +39,11 @@ static void put_col(rs_buf *out, double v, int decimals, int width) {
   char tmp[64];
   rs_buf scratch;
   rs_buf_init(&scratch, 64);
-  rs_buf_put_fixed(&scratch, v, decimals);
+  if (rs_buf_put_fixed(&scratch, v, decimals) != RS_OK && !out->failed) {
+    /* The report fails as a whole: a number lost to malloc is never "-". */
+    out->failed = true;
+    out->why = scratch.why;
+  }
   snprintf(tmp, sizeof(tmp), "%*s", width, scratch.data ? scratch.data : "-");
   rs_buf_release(&scratch);
   rs_buf_puts(out, tmp);

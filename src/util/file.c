@@ -1,0 +1,92 @@
+/* Regular files only, and walks that stay inside their tree (file.h). */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include "rightsize/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+rs_status rs_file_open_error(rs_error *err, const char *path, int errnum) {
+  if (errnum == ELOOP)
+    return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: symbolic link loop (%s)",
+                        strerror(errnum));
+  return rs_error_set(err, RS_IO, path, 0, 0, "cannot open: %s", strerror(errnum));
+}
+
+/* The error for a path that exists but is not a regular file. */
+static rs_status refuse(rs_error *err, const char *path, mode_t mode) {
+  const char *what = S_ISFIFO(mode)   ? "a FIFO (named pipe)"
+                     : S_ISCHR(mode)  ? "a character device"
+                     : S_ISBLK(mode)  ? "a block device"
+                     : S_ISSOCK(mode) ? "a socket"
+                                      : NULL;
+  if (S_ISDIR(mode))
+    return rs_error_set(err, RS_IO, path, 0, 0, "is a directory, expected a file");
+  if (what == NULL)
+    return rs_error_set(err, RS_IO, path, 0, 0, "is not a regular file");
+  return rs_error_set(err, RS_IO, path, 0, 0, "is %s, expected a regular file", what);
+}
+
+rs_status rs_file_open_regular(FILE **out, const char *path, rs_error *err) {
+  struct stat sb;
+  int fd, flags;
+  *out = NULL;
+  /* stat first: opening a FIFO or a device may block or have effects. */
+  if (stat(path, &sb) != 0)
+    return rs_file_open_error(err, path, errno);
+  if (!S_ISREG(sb.st_mode))
+    return refuse(err, path, sb.st_mode);
+  /* O_NONBLOCK: a FIFO swapped in after the stat must not block the open. */
+  fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return rs_file_open_error(err, path, errno);
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    rs_status st =
+        S_ISREG(sb.st_mode) ? rs_file_open_error(err, path, errno) : refuse(err, path, sb.st_mode);
+    close(fd);
+    return st;
+  }
+  if ((flags = fcntl(fd, F_GETFL)) != -1)
+    fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+  if ((*out = fdopen(fd, "rb")) == NULL) {
+    int saved = errno;
+    close(fd);
+    return saved == ENOMEM
+               ? rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory opening the file")
+               : rs_file_open_error(err, path, saved);
+  }
+  return RS_OK;
+}
+
+/* true when the resolved target of path lies inside root_real. */
+static bool inside(const char *root_real, const char *path) {
+  char *real = realpath(path, NULL);
+  size_t n = strlen(root_real);
+  bool in = real != NULL && strncmp(real, root_real, n) == 0 &&
+            (real[n] == '/' || real[n] == '\0' || (n > 0 && root_real[n - 1] == '/'));
+  free(real);
+  return in;
+}
+
+rs_file_entry rs_file_classify(rs_file_id *out, const char *root_real, const char *path) {
+  struct stat sb;
+  if (lstat(path, &sb) != 0)
+    return RS_FILE_SKIP;
+  if (S_ISLNK(sb.st_mode) && (!inside(root_real, path) || stat(path, &sb) != 0))
+    return RS_FILE_SKIP;
+  out->dev = (unsigned long long)sb.st_dev;
+  out->ino = (unsigned long long)sb.st_ino;
+  if (S_ISREG(sb.st_mode))
+    return RS_FILE_REGULAR;
+  return S_ISDIR(sb.st_mode) ? RS_FILE_DIRECTORY : RS_FILE_SPECIAL;
+}
+
+bool rs_file_id_seen(const rs_file_id *ids, size_t n, rs_file_id id) {
+  for (size_t i = 0; i < n; i++)
+    if (ids[i].dev == id.dev && ids[i].ino == id.ino)
+      return true;
+  return false;
+}

@@ -1,0 +1,69 @@
+/* Shared by the fuzz targets (README): feeding bytes to a sample reader,
+ * and to the readers that only take a path (profile, overlay, policy,
+ * mapping) through a file of this process' own. */
+#ifndef RS_FUZZ_SUPPORT_H
+#define RS_FUZZ_SUPPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "rightsize/ingest.h"
+#include "rightsize/stats.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A sink that only counts rows (ctx: uint64_t). */
+static inline rs_status fuzz_count_sink(void *ctx, const rs_sample *s, rs_error *err) {
+  (void)s;
+  (void)err;
+  ++*(uint64_t *)ctx;
+  return RS_OK;
+}
+
+/* data through one sample reader, then, when the reader accepts it, again
+ * into the statistics. The first pass is cheap: most mutated inputs fail
+ * in the reader, and the statistics (a 217 KiB calloc, which ASan maps and
+ * faults in afresh on every run) are only built for the ones that pass;
+ * that is what keeps the sample targets well over 1,000 runs a second. */
+static inline void fuzz_ingest(const uint8_t *data, size_t size, rs_sample_format format) {
+  rs_stats *st = NULL;
+  rs_error err;
+  rs_endpoint_stats out;
+  uint64_t rows = 0;
+  rs_stats_options so = {.allow_unordered = format == RS_FORMAT_NATIVE};
+  rs_ingest_options io = {.format = format, .max_record_bytes = 0, .map = NULL};
+  rs_error_clear(&err);
+  if (rs_ingest_memory("fuzz", (const char *)data, size, &io, fuzz_count_sink, &rows, NULL, &err) !=
+      RS_OK)
+    return;
+  rs_error_clear(&err);
+  if (rs_stats_new(&st, &so, &err) != RS_OK)
+    return;
+  rs_stats_begin_file(st, "fuzz");
+  if (rs_ingest_memory("fuzz", (const char *)data, size, &io, rs_stats_sink, st, NULL, &err) ==
+      RS_OK)
+    rs_stats_finish(st, &out, &err);
+  rs_stats_free(st);
+}
+
+/* Writes data to a file of this process (TMPDIR or /tmp, named by pid and
+ * suffix) and returns its path, static; NULL when it cannot be written. */
+static inline const char *fuzz_file(const uint8_t *data, size_t size, const char *suffix) {
+  static char path[512];
+  const char *dir = getenv("TMPDIR");
+  FILE *f;
+  snprintf(path, sizeof(path), "%s/rs_fuzz.%ld%s", dir && *dir ? dir : "/tmp", (long)getpid(),
+           suffix);
+  if ((f = fopen(path, "wb")) == NULL)
+    return NULL;
+  if (fwrite(data, 1, size, f) != size) {
+    fclose(f);
+    return NULL;
+  }
+  return fclose(f) == 0 ? path : NULL;
+}
+
+#endif
