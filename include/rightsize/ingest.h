@@ -102,10 +102,21 @@ typedef struct rs_ingest_options {
   const rs_series_map *map; /* exported formats; NULL: the defaults */
 } rs_ingest_options;
 
+/* What a reader had to assume or skip, for the summary to say
+ * (docs/samples-format.md, docs/sources.md): bits of rs_ingest_result.notes. */
+typedef enum {
+  RS_INGEST_NOTE_INSTANT = 1u << 0,     /* a scrape without timestamps: one instant, now */
+  RS_INGEST_NOTE_GPU_MEM_AVG = 1u << 1, /* CloudWatch GPUMemoryUtilization, an average over
+                                           the GPUs, read as if one device held it all */
+  RS_INGEST_NOTE_DEVICE_KEYS = 1u << 2  /* nvidia-smi devices told apart by bus id or uuid */
+} rs_ingest_note;
+
 typedef struct rs_ingest_result {
-  rs_sample_format format; /* the format used (detected or given) */
-  uint64_t rows;           /* rows handed to the sink */
-  size_t columns;          /* columns in the file */
+  rs_sample_format format;   /* the format used (detected or given) */
+  uint64_t rows;             /* rows handed to the sink */
+  size_t columns;            /* columns in the file */
+  uint64_t repeated_headers; /* header lines met again inside the file and skipped */
+  uint32_t notes;            /* rs_ingest_note bits */
 } rs_ingest_result;
 
 /* The exported format a file's first bytes show (a JSON object with

@@ -374,9 +374,10 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   rs_export_release(&x);
   rs_arena_release(&arena);
   if (result != NULL) {
+    memset(result, 0, sizeof(*result));
     result->format = format;
     result->rows = rows;
-    result->columns = 0;
+    result->notes = x.notes;
   }
   return st;
 }

@@ -20,6 +20,8 @@ typedef struct rs_ingest_layout {
   const char **names; /* as written in the header, trimmed: used in messages */
   size_t ncols;
   bool headerless;    /* the first record is data (nvidia-smi csv,noheader) */
+  int key_col;        /* nvidia-smi: the pci.bus_id or uuid column naming the device when there is
+                         no index column (each distinct key is a GPU, in first-seen order), else -1 */
   const char *ragged; /* what a wrong field count message adds in parentheses */
 } rs_ingest_layout;
 
@@ -87,6 +89,7 @@ typedef struct rs_export {
   size_t series, mapped; /* series seen, series that map to a metric */
   const char *unmapped;  /* the first key that maps to nothing, for messages */
   bool allow_empty;      /* an empty query_range result is no error (fetch: one query of many) */
+  uint32_t notes;        /* rs_ingest_note bits the reader sets */
 } rs_export;
 
 /* The content's format when it looks exported (JSON or text exposition),

@@ -169,6 +169,27 @@ static void warn_traffic(rs_summary *sum, rs_arena *arena) {
          st->rate_peak_to_mean, st->rate_cv);
 }
 
+/* What a reader had to assume, once per kind, naming the first file. */
+static void warn_inputs(rs_summary *sum, rs_arena *arena) {
+  const char *instant = NULL, *averaged = NULL;
+  for (size_t i = 0; i < sum->ninputs; i++) {
+    if ((sum->inputs[i].notes & RS_INGEST_NOTE_INSTANT) && instant == NULL)
+      instant = sum->inputs[i].path;
+    if ((sum->inputs[i].notes & RS_INGEST_NOTE_GPU_MEM_AVG) && averaged == NULL)
+      averaged = sum->inputs[i].path;
+  }
+  if (instant != NULL)
+    warn(sum, arena, RS_WARNING_INSTANT_SCRAPE,
+         "%s is a scrape without timestamps, read as one instant: it shows a moment, not a "
+         "history; record a series with 'rightsize record dcgm URL'",
+         instant);
+  if (averaged != NULL)
+    warn(sum, arena, RS_WARNING_GPU_MEMORY_AVERAGED,
+         "%s: CloudWatch GPUMemoryUtilization is an average over the GPUs; read as if the "
+         "busiest GPU held all of it (average x GPUs, at most one device's memory)",
+         averaged);
+}
+
 static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs, rs_error *err) {
   rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
   if (sum == NULL)
@@ -202,6 +223,8 @@ static rs_status read_file(builder *b, const char *path, rs_sample_format format
   in->path = path;
   in->format = res.format;
   in->rows = res.rows;
+  in->repeated_headers = res.repeated_headers;
+  in->notes = res.notes;
   b->sum->ninputs++;
   return RS_OK;
 }
@@ -212,6 +235,7 @@ static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
   if (st != RS_OK)
     return st;
   warn_source(sum, b->arena);
+  warn_inputs(sum, b->arena);
   warn_profile(sum, b->arena);
   warn_coverage(sum, b->arena);
   warn_devices(sum, b->arena);

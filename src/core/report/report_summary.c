@@ -76,10 +76,17 @@ static void table_header(rs_buf *out, const rs_summary *sum) {
                     p->slo.latency_p95_ms);
     rs_buf_puts(out, "\n");
   }
-  for (size_t i = 0; i < sum->ninputs; i++)
-    rs_buf_printf(out, "%s %s (%s, %llu rows)\n", i == 0 ? "inputs    " : "          ",
-                  sum->inputs[i].path, rs_format_name(sum->inputs[i].format),
-                  (unsigned long long)sum->inputs[i].rows);
+  for (size_t i = 0; i < sum->ninputs; i++) {
+    const rs_summary_input *in = &sum->inputs[i];
+    rs_buf_printf(out, "%s %s (%s, %llu rows", i == 0 ? "inputs    " : "          ", in->path,
+                  rs_format_name(in->format), (unsigned long long)in->rows);
+    if (in->repeated_headers)
+      rs_buf_printf(out, ", %llu repeated header lines skipped",
+                    (unsigned long long)in->repeated_headers);
+    if (in->notes & RS_INGEST_NOTE_DEVICE_KEYS)
+      rs_buf_puts(out, ", GPUs numbered by bus id or uuid in first-seen order");
+    rs_buf_puts(out, ")\n");
+  }
   if (sum->inline_rows)
     rs_buf_printf(out, "%s inline rows in the profile (%llu rows)\n",
                   sum->ninputs ? "          " : "inputs    ", (unsigned long long)sum->inline_rows);

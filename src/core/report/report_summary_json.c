@@ -95,6 +95,8 @@ static void json_inputs(rs_jsonw *w, const rs_summary *sum) {
     rs_jsonw_string(w, "path", sum->inputs[i].path);
     rs_jsonw_string(w, "format", rs_format_name(sum->inputs[i].format));
     rs_jsonw_uint(w, "rows", sum->inputs[i].rows);
+    rs_jsonw_uint(w, "repeated_headers", sum->inputs[i].repeated_headers);
+    rs_jsonw_bool(w, "devices_by_key", (sum->inputs[i].notes & RS_INGEST_NOTE_DEVICE_KEYS) != 0);
     rs_jsonw_end(w, '}');
   }
   if (sum->inline_rows) {
