@@ -27,6 +27,7 @@ typedef enum {
   RS_FORMAT_PROM_JSON,  /* "prometheus-json": an HTTP API query_range response */
   RS_FORMAT_PROM_TEXT,  /* "prometheus-text": text exposition scrapes with timestamps */
   RS_FORMAT_CLOUDWATCH, /* "cloudwatch-json": aws cloudwatch get-metric-data output */
+  RS_FORMAT_DMON,       /* "nvidia-smi-dmon": nvidia-smi dmon -o DT output */
   RS_FORMAT_COUNT
 } rs_sample_format;
 
@@ -36,7 +37,8 @@ extern const char *const rs_sample_format_names[];
 /* The names accepted by rs_format_from_name, for messages:
  * "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json". */
 #define RS_FORMAT_NAMES                                                                            \
-  "auto, native, nvidia-smi, prometheus-json, prometheus-text or cloudwatch-json"
+  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json or "                \
+  "nvidia-smi-dmon"
 
 /* A format name ("auto", "native", "nvidia-smi", "prometheus-json", ...) ->
  * enum; RS_USAGE for an unknown name. */

@@ -28,7 +28,7 @@ static const rs_cli_opt profile_options[] = {
                 "exact quantiles (keeps and sorts every value; the test oracle)")},
     {RS_CLI_OPT("input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
                 "format of sample files given directly: auto (default), native, nvidia-smi, "
-                "prometheus-json, prometheus-text, cloudwatch-json"),
+                "prometheus-json, prometheus-text, cloudwatch-json, nvidia-smi-dmon"),
      .choices = rs_sample_format_names},
     {RS_CLI_OPT("mapping", 0, RS_CLI_PATH, OPT(summary.mapping), "FILE",
                 "series mapping for exported sample files given directly (docs/sources.md)")},

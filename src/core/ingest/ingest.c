@@ -14,8 +14,14 @@
 
 /* ---- format names ---- */
 
-const char *const rs_sample_format_names[] = {
-    "auto", "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json", NULL};
+const char *const rs_sample_format_names[] = {"auto",
+                                              "native",
+                                              "nvidia-smi",
+                                              "prometheus-json",
+                                              "prometheus-text",
+                                              "cloudwatch-json",
+                                              "nvidia-smi-dmon",
+                                              NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
@@ -550,7 +556,8 @@ static void csv_options(rs_csv_options *out, const rs_ingest_options *opts) {
 }
 
 static bool is_export(rs_sample_format f) {
-  return f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_PROM_TEXT || f == RS_FORMAT_CLOUDWATCH;
+  return f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_PROM_TEXT || f == RS_FORMAT_CLOUDWATCH ||
+         f == RS_FORMAT_DMON;
 }
 
 rs_sample_format rs_ingest_detect_file(const char *path) {

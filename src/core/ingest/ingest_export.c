@@ -54,6 +54,8 @@ rs_sample_format rs_export_sniff(const char *data, size_t len) {
       return RS_FORMAT_PROM_JSON;
     return RS_FORMAT_AUTO;
   }
+  if (rs_ingest_dmon_sniff(p, end))
+    return RS_FORMAT_DMON;
   if (*p == '#' || looks_exposition(p, end))
     return RS_FORMAT_PROM_TEXT;
   return RS_FORMAT_AUTO;
@@ -367,6 +369,8 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
     st = rs_ingest_prom_json(&x, data, len, err);
   else if (format == RS_FORMAT_CLOUDWATCH)
     st = rs_ingest_cloudwatch(&x, data, len, err);
+  else if (format == RS_FORMAT_DMON)
+    st = rs_ingest_dmon(&x, data, len, err);
   else
     st = rs_ingest_prom_text(&x, data, len, err);
   if (st == RS_OK)

@@ -136,5 +136,10 @@ rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_error *err);
+rs_status rs_ingest_dmon(rs_export *x, const char *data, size_t len, rs_error *err);
+
+/* True when the line at p is an nvidia-smi dmon header ("# gpu pwr ...",
+ * "#Date Time gpu ..."). */
+bool rs_ingest_dmon_sniff(const char *p, const char *end);
 
 #endif
