@@ -253,7 +253,7 @@ static const bad_case bad_cases[] = {
     {"{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error at char 3\"}",
      RS_FORMAT_AUTO, RS_INVALID, 1, 11, "the query failed: bad_data: parse error at char 3"},
     {"{\"status\":\"success\",\"data\":{\"resultType\":\"vector\",\"result\":[]}}", RS_FORMAT_AUTO,
-     RS_INVALID, 1, 42, "expected resultType 'matrix'"},
+     RS_INVALID, 1, 42, "found resultType 'vector' (an instant query, /api/v1/query), expected 'matrix'"},
     {PJ("[]"), RS_FORMAT_AUTO, RS_INVALID, 1, 60, "no samples: the query returned no series"},
     {PJ("[" FB("[[1796047200,\"3012\"]") "]"), RS_FORMAT_PROM_JSON, RS_SYNTAX, 1, 0, "JSON"},
     {"{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"res", RS_FORMAT_AUTO, RS_SYNTAX,

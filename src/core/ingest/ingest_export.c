@@ -54,6 +54,9 @@ rs_sample_format rs_export_sniff(const char *data, size_t len) {
       return RS_FORMAT_PROM_JSON;
     return RS_FORMAT_AUTO;
   }
+  /* a bare data.result array, saved with jq '.data.result' */
+  if (*p == '[' && contains(p, (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096, "\"metric\""))
+    return RS_FORMAT_PROM_JSON;
   if (rs_ingest_dmon_sniff(p, end))
     return RS_FORMAT_DMON;
   if (*p == '#' || looks_exposition(p, end))

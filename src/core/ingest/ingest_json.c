@@ -1,19 +1,40 @@
 /* JSON exports through the positioned document layer, so every error has
  * FILE:LINE:COL: a Prometheus HTTP API query_range response (a matrix of
  * labelled series) and CloudWatch get-metric-data output (docs/sources.md). */
+#include <stdio.h>
 #include <string.h>
 
 #include "ingest_internal.h"
 #include "rightsize/doc.h"
 #include "rightsize/num.h"
 
-static rs_status parse(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
+static rs_status parse_any(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
   rs_status st = rs_doc_parse(doc, x->arena, x->path, data, len, true, err);
   if (st == RS_OK && doc->root == NULL)
     return rs_error_set(err, RS_INVALID, x->path, 1, 1, "empty file, expected a JSON object");
+  return st;
+}
+
+static rs_status parse(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
+  rs_status st = parse_any(doc, x, data, len, err);
   if (st == RS_OK)
     st = rs_node_expect(doc->root, RS_NODE_MAP, x->path, "the response", err);
   return st;
+}
+
+/* "'a', 'b', 'c'": the first keys of a mapping, for messages about a
+ * document of another kind. */
+static const char *key_list(rs_export *x, const rs_node *map) {
+  char buf[160];
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < map->n && i < 4 && used < sizeof(buf); i++)
+    used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s'%.32s'", i ? ", " : "",
+                             map->keys[i]->text);
+  if (map->n > 4 && used < sizeof(buf))
+    snprintf(buf + used, sizeof(buf) - used, ", ...");
+  const char *copy = rs_arena_strdup(x->arena, buf);
+  return copy ? copy : "";
 }
 
 /* A key that must be there, of a kind. */
@@ -92,10 +113,44 @@ static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err)
   return st;
 }
 
+static rs_status prom_result(rs_export *x, const rs_node *result, rs_error *err) {
+  rs_status st = RS_OK;
+  if (result->n == 0 && !x->allow_empty)
+    return rs_error_set(err, RS_INVALID, x->path, result->line, result->col,
+                        "no samples: the query returned no series");
+  for (size_t i = 0; st == RS_OK && i < result->n; i++) {
+    const rs_node *series = result->items[i];
+    if (series->kind == RS_NODE_MAP && rs_node_get(series, "value") != NULL &&
+        rs_node_get(series, "values") == NULL)
+      return rs_error_set(err, RS_INVALID, x->path, series->line, series->col,
+                          "found an instant vector (one 'value' per series, what "
+                          "/api/v1/query answers), expected a range matrix ('values'): query "
+                          "/api/v1/query_range with start, end and step");
+    st = prom_series(x, series, err);
+  }
+  return st;
+}
+
+/* What the document is when it is not a query_range response. */
+static rs_status not_prom(const rs_export *x, const rs_node *root, rs_error *err) {
+  return rs_error_set(err, RS_INVALID, x->path, root->line, root->col,
+                      "found a JSON object with keys %s, expected a Prometheus HTTP API response "
+                      "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", ...}} "
+                      "(a profile is read without --input-format)",
+                      key_list((rs_export *)x, root));
+}
+
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err) {
   rs_doc doc;
   const rs_node *status, *d, *type, *result;
-  rs_status st = parse(&doc, x, data, len, err);
+  rs_status st = parse_any(&doc, x, data, len, err);
+  if (st == RS_OK && doc.root->kind == RS_NODE_SEQ)
+    return prom_result(x, doc.root, err); /* a bare data.result array */
+  if (st == RS_OK)
+    st = rs_node_expect(doc.root, RS_NODE_MAP, x->path, "the response", err);
+  if (st == RS_OK && rs_node_get(doc.root, "status") == NULL &&
+      rs_node_get(doc.root, "data") == NULL)
+    return not_prom(x, doc.root, err);
   if (st == RS_OK)
     st = need(&status, x, doc.root, "status", RS_NODE_SCALAR, "the response", err);
   if (st != RS_OK)
@@ -107,15 +162,16 @@ rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_err
     st = need(&type, x, d, "resultType", RS_NODE_SCALAR, "data", err);
   if (st == RS_OK && strcmp(type->text, "matrix") != 0)
     return rs_error_set(err, RS_INVALID, x->path, type->line, type->col,
-                        "expected resultType 'matrix' (a query_range response), got '%s'",
-                        type->text);
+                        "found resultType '%s'%s, expected 'matrix' (a range query): query "
+                        "/api/v1/query_range with start, end and step",
+                        type->text,
+                        strcmp(type->text, "vector") == 0 || strcmp(type->text, "scalar") == 0
+                            ? " (an instant query, /api/v1/query)"
+                            : "");
   if (st == RS_OK)
     st = need(&result, x, d, "result", RS_NODE_SEQ, "data", err);
-  if (st == RS_OK && result->n == 0 && !x->allow_empty)
-    return rs_error_set(err, RS_INVALID, x->path, result->line, result->col,
-                        "no samples: the query returned no series");
-  for (size_t i = 0; st == RS_OK && i < result->n; i++)
-    st = prom_series(x, result->items[i], err);
+  if (st == RS_OK)
+    st = prom_result(x, result, err);
   return st;
 }
 
