@@ -80,6 +80,7 @@ typedef struct rs_series_rule {
   bool ignore; /* drop the series */
   rs_metric metric;
   double scale; /* canonical value = exported value x scale */
+  double cap;   /* > 0: a larger canonical value is read as cap (a device's memory) */
 } rs_series_rule;
 
 typedef struct rs_series_map {

@@ -103,7 +103,7 @@ static rs_status row_time(double *out, const rs_export *x, const words *ws, cons
 
 static rs_status add_value(rs_export *x, const words *ws, int at, rs_metric m, double scale,
                            const char *key, int gpu, double t, size_t line, rs_error *err) {
-  rs_series_rule rule = {key, false, m, scale};
+  rs_series_rule rule = {key, false, m, scale, 0.0};
   if (at < 0 || (ws->len[at] == 1 && ws->w[at][0] == '-'))
     return RS_OK; /* not selected, or "-": not measured */
   return rs_export_add(x, &rule, key, gpu, t, ws->w[at], ws->len[at], line, ws->col[at], err);

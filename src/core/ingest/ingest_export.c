@@ -48,7 +48,7 @@ rs_sample_format rs_export_sniff(const char *data, size_t len) {
     return RS_FORMAT_AUTO;
   if (*p == '{') {
     size_t n = (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096;
-    if (contains(p, n, "\"MetricDataResults\""))
+    if (contains(p, n, "\"MetricDataResults\"") || contains(p, n, "\"Datapoints\""))
       return RS_FORMAT_CLOUDWATCH;
     if (contains(p, n, "\"status\"") || contains(p, n, "\"resultType\""))
       return RS_FORMAT_PROM_JSON;
@@ -117,6 +117,7 @@ static rs_status default_rule(rs_export *x, const char *key, rs_series_rule *out
   out->key = key;
   out->ignore = false;
   out->scale = 1.0;
+  out->cap = 0.0;
   if (metric_from_key(&out->metric, key)) {
     *found = true;
     return RS_OK;
@@ -138,7 +139,11 @@ static rs_status default_rule(rs_export *x, const char *key, rs_series_rule *out
                             "size: set gpu_mem_total in a mapping file (--mapping, see "
                             "docs/sources.md)",
                             key);
-      out->scale *= map->gpu_mem_total / map->gpus;
+      /* One number for all the GPUs: the busiest device may hold all of
+       * it, so it is read as one device's use, at most its memory. */
+      out->scale *= map->gpu_mem_total;
+      out->cap = map->gpu_mem_total;
+      x->notes |= RS_INGEST_NOTE_GPU_MEM_AVG;
       break;
     }
     *found = true;
@@ -240,6 +245,8 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
                       err);
   if (p.v > upper && upper > 0)
     p.v = upper;
+  if (rule->cap > 0 && p.v > rule->cap)
+    p.v = rule->cap;
   return push(x, &p, err);
 }
 
@@ -419,6 +426,7 @@ static rs_status read_rule(rs_series_rule *r, const rs_node *key, const rs_node 
   const rs_node *mn = val;
   r->key = key->text;
   r->scale = 1.0;
+  r->cap = 0.0;
   if (val->kind == RS_NODE_MAP) {
     st = rs_node_check_keys(val, path, "series.*", rule_keys, err);
     mn = rs_node_get(val, "metric");

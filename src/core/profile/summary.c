@@ -185,8 +185,8 @@ static void warn_inputs(rs_summary *sum, rs_arena *arena) {
          instant);
   if (averaged != NULL)
     warn(sum, arena, RS_WARNING_GPU_MEMORY_AVERAGED,
-         "%s: CloudWatch GPUMemoryUtilization is an average over the GPUs; read as if the "
-         "busiest GPU held all of it (average x GPUs, at most one device's memory)",
+         "%s: CloudWatch GPUMemoryUtilization is one number for all the GPUs, not per device; "
+         "read as if the busiest GPU held all of it (at most one device's memory)",
          averaged);
 }
 
