@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ingest_internal.h"
 #include "rightsize/doc.h"
@@ -364,9 +365,19 @@ rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t 
 
 /* ---- entry points ---- */
 
+static rs_status export_run(const char *path, const char *data, size_t len, rs_sample_format format,
+                            double instant_t, const rs_ingest_options *opts, rs_sample_sink sink,
+                            void *ctx, rs_ingest_result *result, rs_error *err);
+
 rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sample_format format,
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err) {
+  return export_run(path, data, len, format, 0.0, opts, sink, ctx, result, err);
+}
+
+static rs_status export_run(const char *path, const char *data, size_t len, rs_sample_format format,
+                            double instant_t, const rs_ingest_options *opts, rs_sample_sink sink,
+                            void *ctx, rs_ingest_result *result, rs_error *err) {
   rs_arena arena;
   rs_export x;
   rs_series_map defaults;
@@ -375,6 +386,7 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   rs_series_map_init(&defaults);
   rs_arena_init(&arena, 0);
   rs_export_init(&x, &arena, path, opts && opts->map ? opts->map : &defaults);
+  x.instant_t = instant_t;
   if (format == RS_FORMAT_PROM_JSON)
     st = rs_ingest_prom_json(&x, data, len, err);
   else if (format == RS_FORMAT_CLOUDWATCH)
@@ -402,14 +414,19 @@ rs_status rs_ingest_export_file(const char *path, rs_sample_format format,
   rs_arena arena;
   char *data = NULL;
   size_t len = 0;
+  struct stat sb;
+  double instant_t = 0.0;
   rs_status st;
   rs_arena_init(&arena, 0);
   st = rs_doc_read_file(&data, &len, &arena, path, RS_INGEST_EXPORT_MAX, err);
   if (st == RS_OK && len == 0)
     st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
                       rs_format_name(format));
+  /* A scrape without timestamps was taken, at the latest, when it was saved. */
+  if (st == RS_OK && stat(path, &sb) == 0)
+    instant_t = (double)sb.st_mtime;
   if (st == RS_OK)
-    st = rs_ingest_export(path, data, len, format, opts, sink, ctx, result, err);
+    st = export_run(path, data, len, format, instant_t, opts, sink, ctx, result, err);
   rs_arena_release(&arena);
   return st;
 }

@@ -90,6 +90,8 @@ typedef struct rs_export {
   const char *unmapped;  /* the first key that maps to nothing, for messages */
   bool allow_empty;      /* an empty query_range result is no error (fetch: one query of many) */
   uint32_t notes;        /* rs_ingest_note bits the reader sets */
+  double instant_t;      /* the time of a scrape without timestamps: the file's mtime */
+  int stamped;           /* text exposition: 0 no sample yet, 1 with timestamps, 2 without */
 } rs_export;
 
 /* The content's format when it looks exported (JSON or text exposition),

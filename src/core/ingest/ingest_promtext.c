@@ -162,15 +162,27 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
   skip_blanks(l);
   if (vlen == 0)
     return fail(l, val, "expected a value after the metric name", err);
-  if (tlen == 0)
-    return fail(l, ts,
-                "expected a timestamp in milliseconds after the value (save scrapes with "
-                "timestamps, see docs/sources.md)",
-                err);
   if (l->p < l->end)
     return fail(l, l->p, "expected the end of the line after the timestamp", err);
-  if (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || ms < 0)
+  /* A bare scrape (curl :9400/metrics) has no timestamps: it is one
+   * instant. Mixing the two would invent an interval. */
+  if (r->x->stamped == 0)
+    r->x->stamped = tlen ? 1 : 2;
+  if (tlen == 0 && r->x->stamped == 1)
+    return fail(l, ts,
+                "expected a timestamp in milliseconds after the value, as on the lines before "
+                "(save scrapes with timestamps, see docs/sources.md)",
+                err);
+  if (tlen > 0 && r->x->stamped == 2)
+    return fail(l, ts,
+                "found a timestamp in a scrape whose first samples had none, expected one "
+                "scrape without timestamps or scrapes with them (see docs/sources.md)",
+                err);
+  ms = (int64_t)(r->x->instant_t * 1000.0);
+  if (tlen > 0 && (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || ms < 0))
     return fail(l, ts, "expected a timestamp in milliseconds since the epoch", err);
+  if (tlen == 0)
+    r->x->notes |= RS_INGEST_NOTE_INSTANT;
   key = lb.rs_metric ? intern(r->x, lb.rs_metric, lb.rs_metric_len, r->seen, &r->nseen, MAX_KEYS)
                      : intern(r->x, name, nlen, r->seen, &r->nseen, MAX_KEYS);
   if (key == NULL)

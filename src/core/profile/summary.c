@@ -181,7 +181,7 @@ static void warn_inputs(rs_summary *sum, rs_arena *arena) {
   if (instant != NULL)
     warn(sum, arena, RS_WARNING_INSTANT_SCRAPE,
          "%s is a scrape without timestamps, read as one instant: it shows a moment, not a "
-         "history; record a series with 'rightsize record dcgm URL'",
+         "history (save scrapes with timestamps for one, see docs/sources.md)",
          instant);
   if (averaged != NULL)
     warn(sum, arena, RS_WARNING_GPU_MEMORY_AVERAGED,
