@@ -109,6 +109,45 @@ static void table_coverage(rs_buf *out, const rs_coverage *c) {
                 (unsigned long long)c->duplicates, (unsigned long long)c->out_of_order);
 }
 
+/* "88% (12% missing)": a share of expected samples. */
+static void put_share(rs_buf *out, double share) {
+  double pct = floor(1000.0 * share + 0.5) / 10.0;
+  rs_buf_printf(out, "%.1f%%", pct);
+  if (pct < 100.0)
+    rs_buf_printf(out, " (%.1f%% missing)", 100.0 - pct);
+}
+
+static void table_present(rs_buf *out, const rs_endpoint_stats *st) {
+  const char *sep = "";
+  if (!isfinite(st->coverage.expected_per_series))
+    return;
+  rs_buf_printf(
+      out, "present    of %.0f expected samples per series:", st->coverage.expected_per_series);
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    if (st->m[m].count == 0 || !isfinite(st->m[m].present))
+      continue;
+    rs_buf_printf(out, "%s %s ", sep, rs_metric_key((rs_metric)m));
+    put_share(out, st->m[m].present);
+    sep = ",";
+  }
+  rs_buf_puts(out, "\n");
+  if (st->ndevices == 0)
+    return;
+  rs_buf_puts(out, "           per GPU (its least complete metric):");
+  for (size_t i = 0; i < st->ndevices; i++) {
+    double low = NAN;
+    for (int m = 0; m < RS_METRIC_COUNT; m++)
+      if (isfinite(st->devices[i].m[m].present) && !(st->devices[i].m[m].present >= low))
+        low = st->devices[i].m[m].present;
+    rs_buf_printf(out, "%s %d ", i ? "," : "", st->devices[i].index);
+    if (isfinite(low))
+      put_share(out, low);
+    else
+      rs_buf_puts(out, "-");
+  }
+  rs_buf_puts(out, "\n");
+}
+
 static void table_metric_row(rs_buf *out, const char *name, rs_metric m,
                              const rs_metric_stats *ms) {
   display_unit d = display_for(m);
@@ -189,6 +228,7 @@ static void table_warnings(rs_buf *out, const rs_summary *sum) {
 rs_status rs_report_summary_table(rs_buf *out, const rs_summary *sum) {
   table_header(out, sum);
   table_coverage(out, &sum->stats.coverage);
+  table_present(out, &sum->stats);
   table_metrics(out, sum);
   table_devices(out, &sum->stats);
   table_shape(out, &sum->stats);

@@ -340,6 +340,38 @@ static void coverage_finish(const rs_stats *st, rs_coverage *c) {
     if (c->gap_s < 0)
       c->gap_s = 0;
   }
+  c->expected_per_series = NAN;
+  if (isfinite(c->interval_s) && c->interval_s > 0)
+    c->expected_per_series = floor(c->duration_s / c->interval_s + 0.5) + 1.0;
+}
+
+/* count / (expected x series), at most 1 (duplicates can exceed it). */
+static void set_present(rs_metric_stats *ms, double expected, double series) {
+  ms->present = NAN;
+  if (ms->count == 0 || !(expected > 0) || !(series > 0))
+    return;
+  ms->present = (double)ms->count / (expected * series);
+  if (ms->present > 1.0)
+    ms->present = 1.0;
+}
+
+/* Honest coverage: a series with 58% of its samples is 42% missing,
+ * whatever the gap accounting says. */
+static void presence_finish(rs_endpoint_stats *out) {
+  double e = out->coverage.expected_per_series;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    double carriers = 1.0;
+    for (size_t d = 0; d < out->ndevices; d++)
+      out->devices[d].m[m].present = NAN;
+    if (rs_metric_per_device((rs_metric)m)) {
+      carriers = 0.0;
+      for (size_t d = 0; d < out->ndevices; d++) {
+        set_present(&out->devices[d].m[m], e, 1.0);
+        carriers += out->devices[d].m[m].count > 0 ? 1.0 : 0.0;
+      }
+    }
+    set_present(&out->m[m], e, carriers);
+  }
 }
 
 static void shape_finish(rs_endpoint_stats *out) {
@@ -435,6 +467,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   if (out->busiest_device < 0)
     out->gpu_mem_windows.window_s = st->o.window_s;
   shape_finish(out);
+  presence_finish(out);
   pair_finish(&st->host_load[0], &out->cpu_vs_rate);
   pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
