@@ -34,6 +34,7 @@ typedef enum {
   RS_FORMAT_CLOUDWATCH, /* "cloudwatch-json": aws cloudwatch get-metric-data output */
   RS_FORMAT_REQUESTS,   /* "requests": a per-request log, one CSV row per request */
   RS_FORMAT_CSV,        /* "csv": any CSV, read through a mapping file's csv section */
+  RS_FORMAT_DMON,       /* "nvidia-smi-dmon": nvidia-smi dmon -o DT output */
   RS_FORMAT_COUNT
 } rs_sample_format;
 
@@ -42,7 +43,8 @@ extern const char *const rs_sample_format_names[];
 
 /* The names accepted by rs_format_from_name, for messages. */
 #define RS_FORMAT_NAMES                                                                            \
-  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json, requests or csv"
+  "auto, native, nvidia-smi, prometheus-json, prometheus-text, cloudwatch-json, requests, csv "    \
+  "or nvidia-smi-dmon"
 
 /* A format name ("auto", "native", "nvidia-smi", "prometheus-json", ...) ->
  * enum; RS_USAGE for an unknown name. */
@@ -141,6 +143,7 @@ typedef struct rs_series_rule {
   bool ignore; /* drop the series */
   rs_metric metric;
   double scale; /* canonical value = exported value x scale */
+  double cap;   /* > 0: a larger canonical value is read as cap (a device's memory) */
 } rs_series_rule;
 
 typedef struct rs_series_map {
@@ -172,10 +175,21 @@ typedef struct rs_ingest_options {
 /* The interval over which a request log's rows become rates and percentiles. */
 #define RS_INGEST_INTERVAL_DEFAULT 60.0
 
+/* What a reader had to assume or skip, for the summary to say
+ * (docs/samples-format.md, docs/sources.md): bits of rs_ingest_result.notes. */
+typedef enum {
+  RS_INGEST_NOTE_INSTANT = 1u << 0,     /* a scrape without timestamps: one instant, now */
+  RS_INGEST_NOTE_GPU_MEM_AVG = 1u << 1, /* CloudWatch GPUMemoryUtilization, an average over
+                                           the GPUs, read as if one device held it all */
+  RS_INGEST_NOTE_DEVICE_KEYS = 1u << 2  /* nvidia-smi devices told apart by bus id or uuid */
+} rs_ingest_note;
+
 typedef struct rs_ingest_result {
-  rs_sample_format format; /* the format used (detected or given) */
-  uint64_t rows;           /* rows handed to the sink */
-  size_t columns;          /* columns in the file */
+  rs_sample_format format;   /* the format used (detected or given) */
+  uint64_t rows;             /* rows handed to the sink */
+  size_t columns;            /* columns in the file */
+  uint64_t repeated_headers; /* header lines met again inside the file and skipped */
+  uint32_t notes;            /* rs_ingest_note bits */
 } rs_ingest_result;
 
 /* The exported format a file's first bytes show (a JSON object with

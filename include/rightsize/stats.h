@@ -34,6 +34,11 @@ typedef struct rs_metric_stats {
   double min, max, mean, stddev;
   double q[RS_QUANTILE_COUNT]; /* at rs_quantile_levels */
   bool exact;                  /* q are exact (else within RS_SKETCH_ALPHA) */
+  /* Share of the expected samples present, 0..1: count over the samples
+   * its series should hold at the typical interval over the covered span
+   * (rs_coverage.expected_per_series, times the devices carrying it for a
+   * pooled per-device metric); NaN when the interval is unknown. */
+  double present;
 } rs_metric_stats;
 
 /* Peaks per fixed window (aligned to the epoch: [k*w, (k+1)*w)). */
@@ -44,16 +49,18 @@ typedef struct rs_window_stats {
 } rs_window_stats;
 
 typedef struct rs_coverage {
-  uint64_t rows;         /* rows seen */
-  uint64_t series;       /* distinct (file, device) series */
-  double first, last;    /* epoch seconds; NaN when no rows */
-  double duration_s;     /* last - first */
-  double interval_s;     /* typical (median) interval between samples of a series */
-  uint64_t gaps;         /* intervals > gap_factor x interval_s */
-  double gap_s;          /* time lost in those gaps (beyond one interval each) */
-  double longest_gap_s;  /* largest interval seen */
-  uint64_t out_of_order; /* rows older than the previous row of their series */
-  uint64_t duplicates;   /* rows with the same time as the previous row of their series */
+  uint64_t rows;              /* rows seen */
+  uint64_t series;            /* distinct (file, device) series */
+  double first, last;         /* epoch seconds; NaN when no rows */
+  double duration_s;          /* last - first */
+  double interval_s;          /* typical (median) interval between samples of a series */
+  uint64_t gaps;              /* intervals > gap_factor x interval_s */
+  double gap_s;               /* time lost in those gaps (beyond one interval each) */
+  double longest_gap_s;       /* largest interval seen */
+  uint64_t out_of_order;      /* rows older than the previous row of their series */
+  uint64_t duplicates;        /* rows with the same time as the previous row of their series */
+  double expected_per_series; /* samples one series should hold: covered span / interval + 1;
+                                 NaN when the interval is unknown */
 } rs_coverage;
 
 /* A least-squares line y = intercept + slope x over the rows that carry

@@ -25,6 +25,8 @@ typedef struct rs_summary_input {
   const char *path;
   rs_sample_format format;
   uint64_t rows;
+  uint64_t repeated_headers; /* header lines skipped inside the file */
+  uint32_t notes;            /* rs_ingest_note bits: what the reader assumed */
 } rs_summary_input;
 
 /* Warning codes, the summary's then the fit's (docs/statistics.md,
@@ -42,6 +44,8 @@ typedef struct rs_summary_input {
   X(IDLE_DEVICES, "idle-devices")                                                                  \
   X(NO_TRAFFIC, "no-traffic")                                                                      \
   X(SPIKY_TRAFFIC, "spiky-traffic")                                                                \
+  X(INSTANT_SCRAPE, "instant-scrape")                                                              \
+  X(GPU_MEMORY_AVERAGED, "gpu-memory-averaged")                                                    \
   X(CURRENT_FAILS_MEMORY, "current-fails-memory")                                                  \
   X(CURRENT_FAILS_SLO, "current-fails-slo")                                                        \
   X(CURRENT_ABOVE_CEILING, "current-above-ceiling")                                                \

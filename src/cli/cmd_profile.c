@@ -26,9 +26,11 @@ static const rs_cli_opt profile_options[] = {
      .choices = format_names},
     {RS_CLI_OPT("exact", 0, RS_CLI_FLAG, OPT(summary.stats.exact), NULL,
                 "exact quantiles (keeps and sorts every value; the test oracle)")},
-    {RS_CLI_OPT("input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
-                "format of sample files given directly: auto (default), native, nvidia-smi, "
-                "prometheus-json, prometheus-text, cloudwatch-json, requests, csv (with --mapping)"),
+    {RS_CLI_OPT(
+         "input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
+         "format of sample files given directly: auto (default), native, nvidia-smi, "
+         "prometheus-json, prometheus-text, cloudwatch-json, requests, csv (with --mapping), "
+         "nvidia-smi-dmon"),
      .choices = rs_sample_format_names},
     {RS_CLI_OPT("mapping", 0, RS_CLI_PATH, OPT(summary.mapping), "FILE",
                 "mapping for sample files given directly: exported series (docs/sources.md), "

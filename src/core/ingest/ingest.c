@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ingest_internal.h"
 #include "ingest_stream.h"
@@ -16,9 +17,16 @@
 
 /* ---- format names ---- */
 
-const char *const rs_sample_format_names[] = {
-    "auto",     "native", "nvidia-smi", "prometheus-json", "prometheus-text", "cloudwatch-json",
-    "requests", "csv",    NULL};
+const char *const rs_sample_format_names[] = {"auto",
+                                              "native",
+                                              "nvidia-smi",
+                                              "prometheus-json",
+                                              "prometheus-text",
+                                              "cloudwatch-json",
+                                              "requests",
+                                              "csv",
+                                              "nvidia-smi-dmon",
+                                              NULL};
 
 rs_status rs_format_from_name(rs_sample_format *out, const char *name) {
   int i = rs_names_find(rs_sample_format_names, RS_FORMAT_COUNT, name);
@@ -335,6 +343,7 @@ rs_status rs_ingest_layout_alloc(rs_ingest_layout *out, rs_arena *arena, size_t 
   if (out->cols == NULL || out->names == NULL)
     return rs_arena_error(arena, err, NULL, "while reading the header");
   out->ncols = n;
+  out->key_col = -1;
   out->ragged = "as in the header";
   return RS_OK;
 }
@@ -381,6 +390,9 @@ typedef struct run {
   rs_sample_sink sink;
   void *ctx;
   rs_ingest_result res;
+  rs_arena *arena;
+  const char *keys[RS_MAX_DEVICES]; /* device keys (bus id or uuid) in first-seen order */
+  size_t nkeys;
 } run;
 
 /* The column just past a field: where a missing field would have started. */
@@ -396,8 +408,51 @@ static rs_status check_width(const run *r, const rs_csv_field *f, size_t n, rs_e
                       n, want, r->layout.ragged);
 }
 
+/* The GPU a device key (a pci.bus_id or uuid cell) stands for: keys are
+ * numbered in the order they first appear. */
+static rs_status key_device(run *r, rs_sample *s, const rs_csv_field *f, rs_error *err) {
+  size_t len = f->len, i;
+  const char *key = rs_ingest_trim(f->text, &len);
+  if (len == 0 || (key[0] == '[' && key[len - 1] == ']'))
+    return RS_OK; /* [N/A]: not about one device */
+  for (i = 0; i < r->nkeys; i++)
+    if (strlen(r->keys[i]) == len && memcmp(r->keys[i], key, len) == 0)
+      break;
+  if (i == RS_MAX_DEVICES)
+    return rs_error_set(err, RS_INVALID, r->path, f->line, f->col,
+                        "more than %d distinct devices in column '%s'", RS_MAX_DEVICES,
+                        r->layout.names[r->layout.key_col]);
+  if (i == r->nkeys) {
+    r->keys[i] = rs_arena_strndup(r->arena, key, len);
+    if (r->keys[i] == NULL)
+      return rs_arena_error(r->arena, err, r->path, "while reading device keys");
+    r->nkeys++;
+  }
+  s->gpu = (int)i;
+  r->res.notes |= RS_INGEST_NOTE_DEVICE_KEYS;
+  return RS_OK;
+}
+
+/* A record that repeats the header (logs from a shell loop, files
+ * concatenated with cat) is skipped and counted, not read as data. */
+static bool is_header_again(const run *r, const rs_csv_field *f, size_t n) {
+  if (r->layout.headerless || n != r->layout.ncols)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    size_t len = f[i].len;
+    const char *text = rs_ingest_trim(f[i].text, &len);
+    if (strlen(r->layout.names[i]) != len || memcmp(r->layout.names[i], text, len) != 0)
+      return false;
+  }
+  return true;
+}
+
 static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) {
   rs_sample s;
+  if (is_header_again(r, f, n)) {
+    r->res.repeated_headers++;
+    return RS_OK;
+  }
   rs_status st = check_width(r, f, n, err);
   if (st != RS_OK)
     return st;
@@ -414,6 +469,8 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
     if (st != RS_OK)
       return st;
   }
+  if (r->layout.key_col >= 0 && (st = key_device(r, &s, &f[r->layout.key_col], err)) != RS_OK)
+    return st;
   st = r->sink(r->ctx, &s, err);
   if (st == RS_OK)
     r->res.rows++;
@@ -529,6 +586,7 @@ static rs_status run_reader(rs_csv_reader *reader, const char *path, const rs_in
   r.ctx = ctx;
   r.res.format = opts ? opts->format : RS_FORMAT_AUTO;
   rs_arena_init(&arena, 0);
+  r.arena = &arena;
   rs_status st = read_all(&r, &arena, opts, err);
   rs_arena_release(&arena);
   if (result != NULL)
@@ -543,7 +601,8 @@ static void csv_options(rs_csv_options *out, const rs_ingest_options *opts) {
 }
 
 static bool is_export(rs_sample_format f) {
-  return f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_PROM_TEXT || f == RS_FORMAT_CLOUDWATCH;
+  return f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_PROM_TEXT || f == RS_FORMAT_CLOUDWATCH ||
+         f == RS_FORMAT_DMON;
 }
 
 rs_sample_format rs_ingest_detect_file(const char *path) {
@@ -570,8 +629,13 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
   if (st == RS_OK && len == 0)
     st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
                       rs_format_name(f));
+  /* A scrape without timestamps was taken, at the latest, when it was saved. */
+  struct stat sb;
+  double instant_t = 0.0;
+  if (st == RS_OK && strcmp(path, "-") != 0 && stat(path, &sb) == 0)
+    instant_t = (double)sb.st_mtime;
   if (st == RS_OK)
-    st = rs_ingest_export(path, data, len, f, opts, sink, ctx, result, err);
+    st = rs_ingest_export_at(path, data, len, f, instant_t, opts, sink, ctx, result, err);
   rs_arena_release(&arena);
   return st;
 }
@@ -595,6 +659,7 @@ static rs_status read_mapped(rs_instream *in, const char *path, const rs_ingest_
   if (st == RS_OK)
     st = rs_export_emit(&x, sink, ctx, &rows, err);
   if (result != NULL) {
+    memset(result, 0, sizeof(*result));
     result->format = RS_FORMAT_CSV;
     result->rows = rows;
     result->columns = 0;

@@ -181,12 +181,12 @@ static rs_status long_rule(rs_series_rule *out, bool *found, mapped *m, rs_expor
                            const rs_csv_field *f, rs_error *err) {
   const rs_csv_rule *r = m->file;
   if (r == NULL && m->metric < 0) {
-    *out = (rs_series_rule){m->names[m->value], false, m->cm->metric, m->cm->scale};
+    *out = (rs_series_rule){m->names[m->value], false, m->cm->metric, m->cm->scale, 0.0};
     *found = true;
     return RS_OK;
   }
   if (r != NULL) {
-    *out = (rs_series_rule){r->name, r->ignore, r->metric, r->scale};
+    *out = (rs_series_rule){r->name, r->ignore, r->metric, r->scale, 0.0};
     *found = !r->ignore;
     return RS_OK;
   }
@@ -236,7 +236,7 @@ static rs_status row_points(mapped *m, rs_export *x, const rs_csv_field *f, doub
     if (m->wide[i] < 0 || m->cm->columns[m->wide[i]].ignore)
       continue;
     const rs_csv_rule *c = &m->cm->columns[m->wide[i]];
-    rs_series_rule rule = {m->names[i], false, c->metric, c->scale};
+    rs_series_rule rule = {m->names[i], false, c->metric, c->scale, 0.0};
     st = add_value(x, &rule, gpu, t, &f[i], err);
   }
   return st;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "ingest_internal.h"
 #include "rightsize/doc.h"
@@ -48,12 +49,17 @@ rs_sample_format rs_export_sniff(const char *data, size_t len) {
     return RS_FORMAT_AUTO;
   if (*p == '{') {
     size_t n = (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096;
-    if (contains(p, n, "\"MetricDataResults\""))
+    if (contains(p, n, "\"MetricDataResults\"") || contains(p, n, "\"Datapoints\""))
       return RS_FORMAT_CLOUDWATCH;
     if (contains(p, n, "\"status\"") || contains(p, n, "\"resultType\""))
       return RS_FORMAT_PROM_JSON;
     return RS_FORMAT_AUTO;
   }
+  /* a bare data.result array, saved with jq '.data.result' */
+  if (*p == '[' && contains(p, (size_t)(end - p) < 4096 ? (size_t)(end - p) : 4096, "\"metric\""))
+    return RS_FORMAT_PROM_JSON;
+  if (rs_ingest_dmon_sniff(p, end))
+    return RS_FORMAT_DMON;
   if (*p == '#' || looks_exposition(p, end))
     return RS_FORMAT_PROM_TEXT;
   return RS_FORMAT_AUTO;
@@ -112,6 +118,7 @@ static rs_status default_rule(rs_export *x, const char *key, rs_series_rule *out
   out->key = key;
   out->ignore = false;
   out->scale = 1.0;
+  out->cap = 0.0;
   if (metric_from_key(&out->metric, key)) {
     *found = true;
     return RS_OK;
@@ -133,7 +140,11 @@ static rs_status default_rule(rs_export *x, const char *key, rs_series_rule *out
                             "size: set gpu_mem_total in a mapping file (--mapping, see "
                             "docs/sources.md)",
                             key);
-      out->scale *= map->gpu_mem_total / map->gpus;
+      /* One number for all the GPUs: the busiest device may hold all of
+       * it, so it is read as one device's use, at most its memory. */
+      out->scale *= map->gpu_mem_total;
+      out->cap = map->gpu_mem_total;
+      x->notes |= RS_INGEST_NOTE_GPU_MEM_AVG;
       break;
     }
     *found = true;
@@ -300,6 +311,8 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
                       err);
   if (p.v > upper && upper > 0)
     p.v = upper;
+  if (rule->cap > 0 && p.v > rule->cap)
+    p.v = rule->cap;
   if (!rs_metric_in_range(rule->metric, p.v)) {
     char what[96];
     rs_ingest_range_text(what, sizeof(what), rule->metric, rule->scale);
@@ -454,9 +467,19 @@ rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t 
 
 /* ---- entry points ---- */
 
+static rs_status export_run(const char *path, const char *data, size_t len, rs_sample_format format,
+                            double instant_t, const rs_ingest_options *opts, rs_sample_sink sink,
+                            void *ctx, rs_ingest_result *result, rs_error *err);
+
 rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sample_format format,
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err) {
+  return export_run(path, data, len, format, 0.0, opts, sink, ctx, result, err);
+}
+
+static rs_status export_run(const char *path, const char *data, size_t len, rs_sample_format format,
+                            double instant_t, const rs_ingest_options *opts, rs_sample_sink sink,
+                            void *ctx, rs_ingest_result *result, rs_error *err) {
   rs_arena arena;
   rs_export x;
   rs_series_map defaults;
@@ -466,10 +489,13 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   rs_arena_init(&arena, 0);
   rs_export_init(&x, &arena, path, opts && opts->map ? opts->map : &defaults);
   x.select = opts && opts->select && opts->select->n > 0 ? opts->select : NULL;
+  x.instant_t = instant_t;
   if (format == RS_FORMAT_PROM_JSON)
     st = rs_ingest_prom_json(&x, data, len, err);
   else if (format == RS_FORMAT_CLOUDWATCH)
     st = rs_ingest_cloudwatch(&x, data, len, err);
+  else if (format == RS_FORMAT_DMON)
+    st = rs_ingest_dmon(&x, data, len, err);
   else
     st = rs_ingest_prom_text(&x, data, len, err);
   if (st == RS_OK)
@@ -479,11 +505,19 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
   rs_export_release(&x);
   rs_arena_release(&arena);
   if (result != NULL) {
+    memset(result, 0, sizeof(*result));
     result->format = format;
     result->rows = rows;
-    result->columns = 0;
+    result->notes = x.notes;
   }
   return st;
+}
+
+rs_status rs_ingest_export_at(const char *path, const char *data, size_t len,
+                              rs_sample_format format, double instant_t,
+                              const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                              rs_ingest_result *result, rs_error *err) {
+  return export_run(path, data, len, format, instant_t, opts, sink, ctx, result, err);
 }
 
 /* ---- mapping files ---- */
@@ -499,6 +533,7 @@ static rs_status read_rule(rs_series_rule *r, const rs_node *key, const rs_node 
   const rs_node *mn = val;
   r->key = key->text;
   r->scale = 1.0;
+  r->cap = 0.0;
   if (val->kind == RS_NODE_MAP) {
     st = rs_node_check_keys(val, path, "series.*", rule_keys, err);
     mn = rs_node_get(val, "metric");

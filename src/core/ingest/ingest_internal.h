@@ -22,6 +22,8 @@ typedef struct rs_ingest_layout {
   const char **names; /* as written in the header, trimmed: used in messages */
   size_t ncols;
   bool headerless;    /* the first record is data (nvidia-smi csv,noheader) */
+  int key_col;        /* nvidia-smi: the pci.bus_id or uuid column naming the device when there is
+                         no index column (each distinct key is a GPU, in first-seen order), else -1 */
   const char *ragged; /* what a wrong field count message adds in parentheses */
 } rs_ingest_layout;
 
@@ -121,6 +123,9 @@ typedef struct rs_export {
   size_t hash_cap;
   const char *ep_column; /* the endpoint column, for messages */
   unsigned cur_ep;       /* the endpoint of the points rs_export_add adds now */
+  uint32_t notes;        /* rs_ingest_note bits the reader sets */
+  double instant_t;      /* the time of a scrape without timestamps: the file's mtime */
+  int stamped;           /* text exposition: 0 no sample yet, 1 with timestamps, 2 without */
 } rs_export;
 
 /* The content's format when it looks exported (JSON or text exposition),
@@ -183,6 +188,13 @@ rs_status rs_ingest_export(const char *path, const char *data, size_t len, rs_sa
                            const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
                            rs_ingest_result *result, rs_error *err);
 
+/* The same, with the time a scrape without timestamps is read at (the
+ * file's modification time: it was taken, at the latest, when saved). */
+rs_status rs_ingest_export_at(const char *path, const char *data, size_t len,
+                              rs_sample_format format, double instant_t,
+                              const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                              rs_ingest_result *result, rs_error *err);
+
 /* ---- LLM serving metrics (llm_metrics.c, docs/sources.md) ---- */
 
 /* A vLLM, TGI or SGLang gauge: its metric and scale; false for other keys. */
@@ -227,5 +239,10 @@ void rs_llm_free(struct rs_llm_acc *a);
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_error *err);
+rs_status rs_ingest_dmon(rs_export *x, const char *data, size_t len, rs_error *err);
+
+/* True when the line at p is an nvidia-smi dmon header ("# gpu pwr ...",
+ * "#Date Time gpu ..."). */
+bool rs_ingest_dmon_sniff(const char *p, const char *end);
 
 #endif

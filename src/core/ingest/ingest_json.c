@@ -1,19 +1,40 @@
 /* JSON exports through the positioned document layer, so every error has
  * FILE:LINE:COL: a Prometheus HTTP API query_range response (a matrix of
  * labelled series) and CloudWatch get-metric-data output (docs/sources.md). */
+#include <stdio.h>
 #include <string.h>
 
 #include "ingest_internal.h"
 #include "rightsize/doc.h"
 #include "rightsize/num.h"
 
-static rs_status parse(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
+static rs_status parse_any(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
   rs_status st = rs_doc_parse(doc, x->arena, x->path, data, len, true, err);
   if (st == RS_OK && doc->root == NULL)
     return rs_error_set(err, RS_INVALID, x->path, 1, 1, "empty file, expected a JSON object");
+  return st;
+}
+
+static rs_status parse(rs_doc *doc, rs_export *x, const char *data, size_t len, rs_error *err) {
+  rs_status st = parse_any(doc, x, data, len, err);
   if (st == RS_OK)
     st = rs_node_expect(doc->root, RS_NODE_MAP, x->path, "the response", err);
   return st;
+}
+
+/* "'a', 'b', 'c'": the first keys of a mapping, for messages about a
+ * document of another kind. */
+static const char *key_list(rs_export *x, const rs_node *map) {
+  char buf[160];
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < map->n && i < 4 && used < sizeof(buf); i++)
+    used += (size_t)snprintf(buf + used, sizeof(buf) - used, "%s'%.32s'", i ? ", " : "",
+                             map->keys[i]->text);
+  if (map->n > 4 && used < sizeof(buf))
+    snprintf(buf + used, sizeof(buf) - used, ", ...");
+  const char *copy = rs_arena_strdup(x->arena, buf);
+  return copy ? copy : "";
 }
 
 /* A key that must be there, of a kind. */
@@ -109,10 +130,44 @@ static rs_status prom_series(rs_export *x, const rs_node *series, rs_error *err)
   return st;
 }
 
+static rs_status prom_result(rs_export *x, const rs_node *result, rs_error *err) {
+  rs_status st = RS_OK;
+  if (result->n == 0 && !x->allow_empty)
+    return rs_error_set(err, RS_INVALID, x->path, result->line, result->col,
+                        "no samples: the query returned no series");
+  for (size_t i = 0; st == RS_OK && i < result->n; i++) {
+    const rs_node *series = result->items[i];
+    if (series->kind == RS_NODE_MAP && rs_node_get(series, "value") != NULL &&
+        rs_node_get(series, "values") == NULL)
+      return rs_error_set(err, RS_INVALID, x->path, series->line, series->col,
+                          "found an instant vector (one 'value' per series, what "
+                          "/api/v1/query answers), expected a range matrix ('values'): query "
+                          "/api/v1/query_range with start, end and step");
+    st = prom_series(x, series, err);
+  }
+  return st;
+}
+
+/* What the document is when it is not a query_range response. */
+static rs_status not_prom(const rs_export *x, const rs_node *root, rs_error *err) {
+  return rs_error_set(err, RS_INVALID, x->path, root->line, root->col,
+                      "found a JSON object with keys %s, expected a Prometheus HTTP API response "
+                      "{\"status\": \"success\", \"data\": {\"resultType\": \"matrix\", ...}} "
+                      "(a profile is read without --input-format)",
+                      key_list((rs_export *)x, root));
+}
+
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err) {
   rs_doc doc;
   const rs_node *status, *d, *type, *result;
-  rs_status st = parse(&doc, x, data, len, err);
+  rs_status st = parse_any(&doc, x, data, len, err);
+  if (st == RS_OK && doc.root->kind == RS_NODE_SEQ)
+    return prom_result(x, doc.root, err); /* a bare data.result array */
+  if (st == RS_OK)
+    st = rs_node_expect(doc.root, RS_NODE_MAP, x->path, "the response", err);
+  if (st == RS_OK && rs_node_get(doc.root, "status") == NULL &&
+      rs_node_get(doc.root, "data") == NULL)
+    return not_prom(x, doc.root, err);
   if (st == RS_OK)
     st = need(&status, x, doc.root, "status", RS_NODE_SCALAR, "the response", err);
   if (st != RS_OK)
@@ -124,22 +179,70 @@ rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_err
     st = need(&type, x, d, "resultType", RS_NODE_SCALAR, "data", err);
   if (st == RS_OK && strcmp(type->text, "matrix") != 0)
     return rs_error_set(err, RS_INVALID, x->path, type->line, type->col,
-                        "expected resultType 'matrix' (a query_range response), got '%s'",
-                        type->text);
+                        "found resultType '%s'%s, expected 'matrix' (a range query): query "
+                        "/api/v1/query_range with start, end and step",
+                        type->text,
+                        strcmp(type->text, "vector") == 0 || strcmp(type->text, "scalar") == 0
+                            ? " (an instant query, /api/v1/query)"
+                            : "");
   if (st == RS_OK)
     st = need(&result, x, d, "result", RS_NODE_SEQ, "data", err);
-  if (st == RS_OK && result->n == 0 && !x->allow_empty)
-    return rs_error_set(err, RS_INVALID, x->path, result->line, result->col,
-                        "no samples: the query returned no series");
-  for (size_t i = 0; st == RS_OK && i < result->n; i++)
-    st = prom_series(x, result->items[i], err);
+  if (st == RS_OK)
+    st = prom_result(x, result, err);
   return st;
 }
 
 /* ---- CloudWatch get-metric-data ---- */
 
+/* Only a Complete result holds every point of the range. */
+static rs_status cw_status(const rs_export *x, const rs_node *res, const char *label,
+                           rs_error *err) {
+  const rs_node *code = rs_node_get(res, "StatusCode");
+  if (code == NULL || code->kind != RS_NODE_SCALAR || strcmp(code->text, "Complete") == 0)
+    return RS_OK;
+  if (strcmp(code->text, "PartialData") == 0)
+    return rs_error_set(err, RS_INVALID, x->path, code->line, code->col,
+                        "'%s' has StatusCode PartialData: CloudWatch returned only part of the "
+                        "points and the rest wait behind a NextToken, expected Complete; let the "
+                        "AWS CLI paginate (no --no-paginate or --max-items) and save its whole "
+                        "output",
+                        label);
+  return rs_error_set(err, RS_INVALID, x->path, code->line, code->col,
+                      "'%s' has StatusCode %s, expected Complete (repeat the request)", label,
+                      code->text);
+}
+
+/* "p99", "latency_p95", "p50_model": the statistic an Id names, or NULL. */
+static const char *stat_in(const char *id) {
+  static const char *const stats[] = {"p50", "p95", "p99"};
+  for (size_t i = 0; i < sizeof(stats) / sizeof(stats[0]); i++)
+    if (id != NULL && strstr(id, stats[i]) != NULL)
+      return stats[i];
+  return NULL;
+}
+
+/* The series key of a result. CloudWatch's default Label is the metric name,
+ * which for ModelLatency does not say the statistic: the query's Id may. */
+static rs_status cw_key(const char **out, rs_export *x, const rs_node *res, const rs_node *label,
+                        rs_error *err) {
+  const rs_node *id = rs_node_get(res, "Id");
+  const char *stat;
+  *out = label->text;
+  if (strcmp(label->text, "ModelLatency") != 0)
+    return RS_OK;
+  stat = stat_in(id && id->kind == RS_NODE_SCALAR ? id->text : NULL);
+  if (stat == NULL)
+    return rs_error_set(err, RS_INVALID, x->path, label->line, label->col,
+                        "'ModelLatency' (CloudWatch's default label) does not say which "
+                        "statistic it holds, expected an Id or Label naming p50, p95 or p99 "
+                        "(Id \"p99\" or Label \"ModelLatency p99\" for a p99 Stat)");
+  *out = rs_arena_printf(x->arena, "ModelLatency %s", stat);
+  return *out ? RS_OK : rs_arena_error(x->arena, err, x->path, "reading the file");
+}
+
 static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
   const rs_node *label, *ts, *vals;
+  const char *key = NULL;
   rs_series_rule rule;
   bool found = false;
   rs_status st = rs_node_expect(res, RS_NODE_MAP, x->path, "MetricDataResults[]", err);
@@ -151,7 +254,11 @@ static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
   if (label == NULL || label->kind != RS_NODE_SCALAR)
     return rs_error_set(err, RS_INVALID, x->path, res->line, res->col,
                         "missing key 'Label' (or 'Id') in a metric data result");
-  st = need(&ts, x, res, "Timestamps", RS_NODE_SEQ, "a metric data result", err);
+  st = cw_status(x, res, label->text, err);
+  if (st == RS_OK)
+    st = cw_key(&key, x, res, label, err);
+  if (st == RS_OK)
+    st = need(&ts, x, res, "Timestamps", RS_NODE_SEQ, "a metric data result", err);
   if (st == RS_OK)
     st = need(&vals, x, res, "Values", RS_NODE_SEQ, "a metric data result", err);
   if (st == RS_OK && ts->n != vals->n)
@@ -159,7 +266,7 @@ static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
                         "'%s' has %zu values for %zu timestamps, expected one value per timestamp",
                         label->text, vals->n, ts->n);
   if (st == RS_OK)
-    st = rs_export_rule(x, label->text, &rule, &found, label->line, label->col, err);
+    st = rs_export_rule(x, key, &rule, &found, label->line, label->col, err);
   for (size_t i = 0; st == RS_OK && found && i < ts->n; i++) {
     const rs_node *t = ts->items[i], *v = vals->items[i];
     double when;
@@ -171,15 +278,90 @@ static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
     if (v->kind != RS_NODE_SCALAR || v->quoted)
       return rs_error_set(err, RS_INVALID, x->path, v->line, v->col,
                           "expected a number in the values of '%s'", label->text);
-    st = rs_export_add(x, &rule, label->text, -1, when, v->text, v->len, v->line, v->col, err);
+    st = rs_export_add(x, &rule, key, -1, when, v->text, v->len, v->line, v->col, err);
   }
+  return st;
+}
+
+/* ---- CloudWatch get-metric-statistics ----
+ *
+ * One metric, its Datapoints each with the statistics asked for. The one
+ * used: pNN of ExtendedStatistics for ModelLatency, Sum for Invocations,
+ * else Average (Maximum when there is no Average). */
+
+static rs_status stat_point(rs_export *x, const char *key, const char *stat_key,
+                            const rs_node *stats, double when, rs_error *err) {
+  rs_series_rule rule;
+  bool found = false;
+  const rs_node *v = rs_node_get(stats, stat_key);
+  rs_status st;
+  if (v == NULL || v->kind != RS_NODE_SCALAR)
+    return RS_OK;
+  st = rs_export_rule(x, key, &rule, &found, v->line, v->col, err);
+  if (st != RS_OK || !found)
+    return st;
+  return rs_export_add(x, &rule, key, -1, when, v->text, v->len, v->line, v->col, err);
+}
+
+static rs_status datapoint(rs_export *x, const rs_node *label, const rs_node *dp, rs_error *err) {
+  static const char *const pct[] = {"p50", "p95", "p99"};
+  const rs_node *ts, *ext;
+  double when;
+  rs_status st = rs_node_expect(dp, RS_NODE_MAP, x->path, "Datapoints[]", err);
+  if (st == RS_OK)
+    st = need(&ts, x, dp, "Timestamp", RS_NODE_SCALAR, "a datapoint", err);
+  if (st != RS_OK)
+    return st;
+  if (rs_time_parse(ts->text, ts->len, &when) != RS_OK)
+    return rs_error_set(err, RS_INVALID, x->path, ts->line, ts->col,
+                        "expected an RFC 3339 timestamp in '%s'", label->text);
+  if (strcmp(label->text, "ModelLatency") == 0) {
+    ext = rs_node_get(dp, "ExtendedStatistics");
+    if (ext == NULL || ext->kind != RS_NODE_MAP)
+      return rs_error_set(err, RS_INVALID, x->path, dp->line, dp->col,
+                          "'ModelLatency' datapoint without ExtendedStatistics, expected "
+                          "percentiles (--extended-statistics p50 p95 p99)");
+    for (size_t i = 0; st == RS_OK && i < sizeof(pct) / sizeof(pct[0]); i++) {
+      const char *key = rs_arena_printf(x->arena, "ModelLatency %s", pct[i]);
+      st = key ? stat_point(x, key, pct[i], ext, when, err)
+               : rs_arena_error(x->arena, err, x->path, "reading the file");
+    }
+    return st;
+  }
+  if (strcmp(label->text, "Invocations") == 0)
+    return stat_point(x, label->text, "Sum", dp, when, err);
+  return stat_point(x, label->text, rs_node_get(dp, "Average") ? "Average" : "Maximum", dp, when,
+                    err);
+}
+
+static rs_status cw_statistics(rs_export *x, const rs_node *root, rs_error *err) {
+  const rs_node *label, *points;
+  rs_status st = need(&label, x, root, "Label", RS_NODE_SCALAR, "the response", err);
+  if (st == RS_OK)
+    st = need(&points, x, root, "Datapoints", RS_NODE_SEQ, "the response", err);
+  if (st == RS_OK && points->n == 0)
+    return rs_error_set(err, RS_INVALID, x->path, points->line, points->col,
+                        "no samples: Datapoints is empty");
+  for (size_t i = 0; st == RS_OK && i < points->n; i++)
+    st = datapoint(x, label, points->items[i], err);
+  if (st == RS_OK && x->series == 0) /* no datapoint held the statistic we read */
+    x->series = 1, x->unmapped = label->text;
   return st;
 }
 
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err) {
   rs_doc doc;
-  const rs_node *results;
+  const rs_node *results, *next;
   rs_status st = parse(&doc, x, data, len, err);
+  if (st == RS_OK && rs_node_get(doc.root, "Datapoints") != NULL)
+    return cw_statistics(x, doc.root, err);
+  next = st == RS_OK ? rs_node_get(doc.root, "NextToken") : NULL;
+  if (next != NULL && next->kind == RS_NODE_SCALAR && next->len > 0 &&
+      !(strcmp(next->text, "null") == 0 && !next->quoted))
+    return rs_error_set(err, RS_INVALID, x->path, next->line, next->col,
+                        "the output ends with a NextToken: more points wait on another page, "
+                        "expected the whole answer; let the AWS CLI paginate (no --no-paginate "
+                        "or --max-items) and save its whole output");
   if (st == RS_OK)
     st = need(&results, x, doc.root, "MetricDataResults", RS_NODE_SEQ, "the response", err);
   if (st == RS_OK && results->n == 0)

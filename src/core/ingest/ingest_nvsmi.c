@@ -166,6 +166,24 @@ static rs_status map_field(rs_column *c, const rs_csv_field *f, const char *path
   return RS_OK;
 }
 
+/* Multi-GPU logs queried without `index` still name each device by its
+ * pci.bus_id or uuid: without one of them every row would land on one GPU
+ * (a false tiny interval and false gaps). The bus id is preferred: it is
+ * what nvidia-smi -i accepts and it survives a driver reinstall. */
+static void key_column(rs_ingest_layout *out) {
+  static const char *const keys[] = {"pci.bus_id", "uuid"};
+  out->key_col = -1;
+  for (size_t i = 0; i < out->ncols; i++)
+    if (out->cols[i].kind == RS_COL_GPU_INDEX)
+      return;
+  for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+    for (size_t i = 0; i < out->ncols; i++)
+      if (strcmp(out->names[i], keys[k]) == 0) {
+        out->key_col = (int)i;
+        return;
+      }
+}
+
 rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const rs_csv_field *fields,
                                  size_t n, const char *path, rs_error *err) {
   rs_status st = rs_ingest_layout_alloc(out, arena, n, err);
@@ -181,6 +199,7 @@ rs_status rs_ingest_nvsmi_header(rs_ingest_layout *out, rs_arena *arena, const r
     if (out->names[i] == NULL)
       return rs_arena_error(arena, err, NULL, "while reading the header");
   }
+  key_column(out);
   return rs_ingest_layout_check(out, fields, path, err);
 }
 

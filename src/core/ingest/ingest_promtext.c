@@ -177,18 +177,31 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
   skip_blanks(l);
   if (vlen == 0)
     return fail(l, val, "expected a value after the metric name", err);
-  if (tlen == 0)
-    return fail(l, ts,
-                "expected a timestamp in milliseconds after the value (save scrapes with "
-                "timestamps, see docs/sources.md)",
-                err);
   if (l->p < l->end)
     return fail(l, l->p, "expected the end of the line after the timestamp", err);
-  if (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || !rs_time_in_range((double)ms / 1000.0))
+  /* A bare scrape (curl :9400/metrics) has no timestamps: it is one
+   * instant. Mixing the two would invent an interval. */
+  if (r->x->stamped == 0)
+    r->x->stamped = tlen ? 1 : 2;
+  if (tlen == 0 && r->x->stamped == 1)
+    return fail(l, ts,
+                "expected a timestamp in milliseconds after the value, as on the lines before "
+                "(save scrapes with timestamps, see docs/sources.md)",
+                err);
+  if (tlen > 0 && r->x->stamped == 2)
+    return fail(l, ts,
+                "found a timestamp in a scrape whose first samples had none, expected one "
+                "scrape without timestamps or scrapes with them (see docs/sources.md)",
+                err);
+  ms = (int64_t)(r->x->instant_t * 1000.0);
+  if (tlen > 0 &&
+      (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || !rs_time_in_range((double)ms / 1000.0)))
     return fail(l, ts,
                 "expected a timestamp in milliseconds since the epoch, from 1970-01-01 to "
                 "9999-12-31 UTC",
                 err);
+  if (tlen == 0)
+    r->x->notes |= RS_INGEST_NOTE_INSTANT;
   if (r->x->select != NULL && lb.selected != (1u << r->x->select->n) - 1) {
     rs_export_deselect(r->x);
     return RS_OK;

@@ -300,7 +300,7 @@ static int by_time(const void *pa, const void *pb) {
 
 static rs_status emit_value(rs_export *x, rs_metric m, const raw *at, double v, rs_error *err) {
   char text[40];
-  rs_series_rule rule = {llm_table[at->family].name, false, m, 1.0};
+  rs_series_rule rule = {llm_table[at->family].name, false, m, 1.0, 0.0};
   snprintf(text, sizeof(text), "%.17g", v);
   return rs_export_add(x, &rule, llm_table[at->family].name, -1, at->t, text, strlen(text),
                        at->line, at->col, err);

@@ -29,14 +29,16 @@ rs_status rs_pipeline_open(rs_pipeline *out, rs_arena *arena, const rs_pipeline_
 rs_status rs_pipeline_summarize(rs_summary **out, rs_arena *arena, const char *const *paths,
                                 size_t npaths, const rs_summary_options *opts, rs_error *err) {
   *out = NULL;
-  if (npaths == 1 && rs_profile_is_path(paths[0])) {
+  /* An explicit --input-format says the files are samples, whatever their name. */
+  bool samples = opts != NULL && opts->format != RS_FORMAT_AUTO;
+  if (!samples && npaths == 1 && rs_profile_is_path(paths[0])) {
     rs_profile *profile;
     rs_status st = rs_profile_load(&profile, arena, paths[0], err);
     if (st != RS_OK)
       return st;
     return rs_summary_from_profile(out, arena, profile, opts, err);
   }
-  for (size_t i = 0; i < npaths; i++)
+  for (size_t i = 0; i < npaths && !samples; i++)
     if (rs_profile_is_path(paths[i]))
       return rs_error_set(err, RS_USAGE, NULL, 0, 0,
                           "'%s' looks like a profile: give one profile, or sample files only",

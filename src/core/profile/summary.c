@@ -71,6 +71,39 @@ static void fmt_duration(char *buf, size_t size, double s) {
     snprintf(buf, size, "%.0f s", s);
 }
 
+static bool warn_missing(rs_summary *sum, rs_arena *arena) {
+  const rs_endpoint_stats *st = &sum->stats;
+  double low = 1.0;
+  int metric = -1, gpu = -1;
+  char a[32], b[32];
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    if (isfinite(st->m[m].present) && st->m[m].present < low) {
+      low = st->m[m].present;
+      metric = m;
+      gpu = -1;
+    }
+    for (size_t d = 0; d < st->ndevices; d++)
+      if (isfinite(st->devices[d].m[m].present) && st->devices[d].m[m].present < low) {
+        low = st->devices[d].m[m].present;
+        metric = m;
+        gpu = st->devices[d].index;
+      }
+  }
+  if (metric < 0 || low >= 1.0 - RS_WARN_GAP_FRACTION)
+    return false;
+  double pct = floor(1000.0 * low + 0.5) / 10.0;
+  char dev[32] = "";
+  fmt_duration(a, sizeof(a), st->coverage.interval_s);
+  fmt_duration(b, sizeof(b), st->coverage.longest_gap_s);
+  if (gpu >= 0)
+    snprintf(dev, sizeof(dev), " of GPU %d", gpu);
+  warn(sum, arena, RS_WARNING_GAPS,
+       "%s%s holds %.1f%% of its expected samples (%.1f%% missing at one every %s), longest "
+       "interval %s",
+       rs_metric_key((rs_metric)metric), dev, pct, 100.0 - pct, a, b);
+  return true;
+}
+
 static void warn_coverage(rs_summary *sum, rs_arena *arena) {
   const rs_coverage *c = &sum->stats.coverage;
   char a[32], b[32];
@@ -85,10 +118,11 @@ static void warn_coverage(rs_summary *sum, rs_arena *arena) {
     warn(sum, arena, RS_WARNING_SHORT_HISTORY,
          "history covers %s, less than a weekly cycle (7 d): weekly peaks may be missing", a);
   }
-  /* Gaps are counted per series (file x GPU), so compare against the time
-   * all series together should have covered. */
+  /* Missing samples: the least complete metric (or device) against the
+   * samples its series should hold, so 58% present reads 42% missing. */
   double covered = c->duration_s * (double)(c->series ? c->series : 1);
-  if (c->gaps > 0 && covered > 0 && c->gap_s > RS_WARN_GAP_FRACTION * covered) {
+  if (!warn_missing(sum, arena) && c->gaps > 0 && covered > 0 &&
+      c->gap_s > RS_WARN_GAP_FRACTION * covered) {
     fmt_duration(a, sizeof(a), c->gap_s);
     fmt_duration(b, sizeof(b), c->longest_gap_s);
     warn(sum, arena, RS_WARNING_GAPS,
@@ -170,6 +204,27 @@ static void warn_traffic(rs_summary *sum, rs_arena *arena) {
          st->rate_peak_to_mean, st->rate_cv);
 }
 
+/* What a reader had to assume, once per kind, naming the first file. */
+static void warn_inputs(rs_summary *sum, rs_arena *arena) {
+  const char *instant = NULL, *averaged = NULL;
+  for (size_t i = 0; i < sum->ninputs; i++) {
+    if ((sum->inputs[i].notes & RS_INGEST_NOTE_INSTANT) && instant == NULL)
+      instant = sum->inputs[i].path;
+    if ((sum->inputs[i].notes & RS_INGEST_NOTE_GPU_MEM_AVG) && averaged == NULL)
+      averaged = sum->inputs[i].path;
+  }
+  if (instant != NULL)
+    warn(sum, arena, RS_WARNING_INSTANT_SCRAPE,
+         "%s is a scrape without timestamps, read as one instant: it shows a moment, not a "
+         "history (save scrapes with timestamps for one, see docs/sources.md)",
+         instant);
+  if (averaged != NULL)
+    warn(sum, arena, RS_WARNING_GPU_MEMORY_AVERAGED,
+         "%s: CloudWatch GPUMemoryUtilization is one number for all the GPUs, not per device; "
+         "read as if the busiest GPU held all of it (at most one device's memory)",
+         averaged);
+}
+
 static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs, rs_error *err) {
   rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
   if (sum == NULL)
@@ -206,6 +261,8 @@ static rs_status read_file(builder *b, const char *path, rs_sample_format format
   in->path = path;
   in->format = res.format;
   in->rows = res.rows;
+  in->repeated_headers = res.repeated_headers;
+  in->notes = res.notes;
   b->sum->ninputs++;
   return RS_OK;
 }
@@ -216,6 +273,7 @@ static rs_status finish(builder *b, rs_summary **out, rs_error *err) {
   if (st != RS_OK)
     return st;
   warn_source(sum, b->arena);
+  warn_inputs(sum, b->arena);
   warn_profile(sum, b->arena);
   warn_coverage(sum, b->arena);
   warn_devices(sum, b->arena);

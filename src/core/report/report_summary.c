@@ -84,10 +84,17 @@ static void table_header(rs_buf *out, const rs_summary *sum) {
                     p->slo.latency_p95_ms);
     rs_buf_puts(out, "\n");
   }
-  for (size_t i = 0; i < sum->ninputs; i++)
-    rs_buf_printf(out, "%s %s (%s, %llu rows)\n", i == 0 ? "inputs    " : "          ",
-                  sum->inputs[i].path, rs_format_name(sum->inputs[i].format),
-                  (unsigned long long)sum->inputs[i].rows);
+  for (size_t i = 0; i < sum->ninputs; i++) {
+    const rs_summary_input *in = &sum->inputs[i];
+    rs_buf_printf(out, "%s %s (%s, %llu rows", i == 0 ? "inputs    " : "          ", in->path,
+                  rs_format_name(in->format), (unsigned long long)in->rows);
+    if (in->repeated_headers)
+      rs_buf_printf(out, ", %llu repeated header lines skipped",
+                    (unsigned long long)in->repeated_headers);
+    if (in->notes & RS_INGEST_NOTE_DEVICE_KEYS)
+      rs_buf_puts(out, ", GPUs numbered by bus id or uuid in first-seen order");
+    rs_buf_puts(out, ")\n");
+  }
   if (sum->inline_rows)
     rs_buf_printf(out, "%s inline rows in the profile (%llu rows)\n",
                   sum->ninputs ? "          " : "inputs    ", (unsigned long long)sum->inline_rows);
@@ -108,6 +115,45 @@ static void table_coverage(rs_buf *out, const rs_coverage *c) {
   put_duration(out, c->longest_gap_s);
   rs_buf_printf(out, "), %llu duplicate and %llu out-of-order rows\n",
                 (unsigned long long)c->duplicates, (unsigned long long)c->out_of_order);
+}
+
+/* "88% (12% missing)": a share of expected samples. */
+static void put_share(rs_buf *out, double share) {
+  double pct = floor(1000.0 * share + 0.5) / 10.0;
+  rs_buf_printf(out, "%.1f%%", pct);
+  if (pct < 100.0)
+    rs_buf_printf(out, " (%.1f%% missing)", 100.0 - pct);
+}
+
+static void table_present(rs_buf *out, const rs_endpoint_stats *st) {
+  const char *sep = "";
+  if (!isfinite(st->coverage.expected_per_series))
+    return;
+  rs_buf_printf(
+      out, "present    of %.0f expected samples per series:", st->coverage.expected_per_series);
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    if (st->m[m].count == 0 || !isfinite(st->m[m].present))
+      continue;
+    rs_buf_printf(out, "%s %s ", sep, rs_metric_key((rs_metric)m));
+    put_share(out, st->m[m].present);
+    sep = ",";
+  }
+  rs_buf_puts(out, "\n");
+  if (st->ndevices == 0)
+    return;
+  rs_buf_puts(out, "           per GPU (its least complete metric):");
+  for (size_t i = 0; i < st->ndevices; i++) {
+    double low = NAN;
+    for (int m = 0; m < RS_METRIC_COUNT; m++)
+      if (isfinite(st->devices[i].m[m].present) && !(st->devices[i].m[m].present >= low))
+        low = st->devices[i].m[m].present;
+    rs_buf_printf(out, "%s %d ", i ? "," : "", st->devices[i].index);
+    if (isfinite(low))
+      put_share(out, low);
+    else
+      rs_buf_puts(out, "-");
+  }
+  rs_buf_puts(out, "\n");
 }
 
 static void table_metric_row(rs_buf *out, int width, const char *name, rs_metric m,
@@ -194,6 +240,7 @@ static void table_warnings(rs_buf *out, const rs_summary *sum) {
 rs_status rs_report_summary_table(rs_buf *out, const rs_summary *sum) {
   table_header(out, sum);
   table_coverage(out, &sum->stats.coverage);
+  table_present(out, &sum->stats);
   table_metrics(out, sum);
   table_devices(out, &sum->stats);
   table_shape(out, &sum->stats);

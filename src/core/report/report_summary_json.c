@@ -18,6 +18,7 @@ static void json_metric(rs_jsonw *w, rs_metric m, const rs_metric_stats *ms) {
   for (int q = 0; q < RS_QUANTILE_COUNT; q++)
     rs_jsonw_number(w, quantile_keys[q], ms->q[q]);
   rs_jsonw_number(w, "max", ms->max);
+  rs_jsonw_number(w, "present", ms->present);
   rs_jsonw_end(w, '}');
 }
 
@@ -65,6 +66,7 @@ static void json_coverage(rs_jsonw *w, const rs_coverage *c) {
   rs_jsonw_number(w, "longest_interval_s", c->longest_gap_s);
   rs_jsonw_uint(w, "duplicates", c->duplicates);
   rs_jsonw_uint(w, "out_of_order", c->out_of_order);
+  rs_jsonw_number(w, "expected_per_series", c->expected_per_series);
   rs_jsonw_end(w, '}');
 }
 
@@ -95,6 +97,8 @@ static void json_inputs(rs_jsonw *w, const rs_summary *sum) {
     rs_jsonw_string(w, "path", sum->inputs[i].path);
     rs_jsonw_string(w, "format", rs_format_name(sum->inputs[i].format));
     rs_jsonw_uint(w, "rows", sum->inputs[i].rows);
+    rs_jsonw_uint(w, "repeated_headers", sum->inputs[i].repeated_headers);
+    rs_jsonw_bool(w, "devices_by_key", (sum->inputs[i].notes & RS_INGEST_NOTE_DEVICE_KEYS) != 0);
     rs_jsonw_end(w, '}');
   }
   if (sum->inline_rows) {

@@ -56,6 +56,7 @@ struct rs_stats {
   double last_t[NSLOTS];
   uint64_t rows, series, duplicates, out_of_order;
   double first, last;
+  double grid_first, grid_last; /* the same over rows on the sampling grid (not request events) */
   rs_sketch intervals;
   rs_load_acc load;       /* latency by load bucket */
   rs_series_acc timeline; /* over time, for charts */
@@ -102,6 +103,8 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   rs_series_init(&st->timeline);
   st->first = INFINITY;
   st->last = -INFINITY;
+  st->grid_first = INFINITY;
+  st->grid_last = -INFINITY;
   *out = st;
   return RS_OK;
 }
@@ -272,6 +275,10 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     st->first = s->t;
   if (s->t > st->last)
     st->last = s->t;
+  if (!is_request_event(s) && s->t < st->grid_first)
+    st->grid_first = s->t;
+  if (!is_request_event(s) && s->t > st->grid_last)
+    st->grid_last = s->t;
   for (int m = 0; m < RS_METRIC_COUNT; m++) {
     if (!(s->present & (1u << m)))
       continue;
@@ -364,6 +371,42 @@ static void coverage_finish(const rs_stats *st, rs_coverage *c) {
     c->gap_s = rs_sketch_sum_above(&st->intervals, limit) - (double)c->gaps * c->interval_s;
     if (c->gap_s < 0)
       c->gap_s = 0;
+  }
+  c->expected_per_series = NAN;
+  /* Over the rows on the sampling grid: a request log's per-request rows
+   * (token counts) fall between its interval rows and would stretch the
+   * span past the last interval, inventing missing samples. */
+  double grid_s = st->grid_last - st->grid_first;
+  if (isfinite(c->interval_s) && c->interval_s > 0 && isfinite(grid_s))
+    c->expected_per_series = floor(grid_s / c->interval_s + 0.5) + 1.0;
+}
+
+/* count / (expected x series), at most 1 (duplicates can exceed it). */
+static void set_present(rs_metric_stats *ms, double expected, double series) {
+  ms->present = NAN;
+  if (ms->count == 0 || !(expected > 0) || !(series > 0))
+    return;
+  ms->present = (double)ms->count / (expected * series);
+  if (ms->present > 1.0)
+    ms->present = 1.0;
+}
+
+/* Honest coverage: a series with 58% of its samples is 42% missing,
+ * whatever the gap accounting says. */
+static void presence_finish(rs_endpoint_stats *out) {
+  double e = out->coverage.expected_per_series;
+  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+    double carriers = 1.0;
+    for (size_t d = 0; d < out->ndevices; d++)
+      out->devices[d].m[m].present = NAN;
+    if (rs_metric_per_device((rs_metric)m)) {
+      carriers = 0.0;
+      for (size_t d = 0; d < out->ndevices; d++) {
+        set_present(&out->devices[d].m[m], e, 1.0);
+        carriers += out->devices[d].m[m].count > 0 ? 1.0 : 0.0;
+      }
+    }
+    set_present(&out->m[m], e, carriers);
   }
 }
 
@@ -460,6 +503,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   if (out->busiest_device < 0)
     out->gpu_mem_windows.window_s = st->o.window_s;
   shape_finish(out);
+  presence_finish(out);
   pair_finish(&st->host_load[0], &out->cpu_vs_rate);
   pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
@@ -538,6 +582,10 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
     dst->first = src->first;
   if (src->last > dst->last)
     dst->last = src->last;
+  if (src->grid_first < dst->grid_first)
+    dst->grid_first = src->grid_first;
+  if (src->grid_last > dst->grid_last)
+    dst->grid_last = src->grid_last;
   return RS_OK;
 }
 
