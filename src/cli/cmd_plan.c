@@ -37,7 +37,7 @@ static const rs_cli_opt plan_options[] = {
                 "print a snippet instead: hpa, keda or sagemaker (none: the plan)"),
      .choices = snippet_names},
     {RS_CLI_OPT("lead-time", 0, RS_CLI_DURATION, OPT(lead_s), "DURATION",
-                "scale-out lead time (cold start); default 300s accelerator, 120s CPU")},
+                "scale-out lead time; default traffic.cold_start, else 300s GPU, 120s CPU")},
     {RS_CLI_OPT("spot-discount", 0, RS_CLI_PERCENT, OPT(spot_discount), "PCT",
                 "spot price as on-demand less PCT where the catalog has no spot price"),
      .lo = 0, .hi = 100, .below_hi = true},

@@ -137,6 +137,32 @@ static void test_long_lead_raises_minimum(void **state) {
   assert_true(long_lead.plan.replica_hours > short_lead.plan.replica_hours);
 }
 
+static void test_lead_time_sources(void **state) {
+  fixture f;
+  rs_autoscale_plan a;
+  rs_profile prof;
+  rs_summary sum;
+  setup_fixture(&f);
+  memset(&prof, 0, sizeof prof);
+  memset(&sum, 0, sizeof sum);
+  prof.traffic.cold_start_s = 600;
+  sum.profile = &prof;
+  f.res.summary = &sum;
+  rs_rate_history h = daily(*state, 3, 60, 50, 500, false);
+  plan(&a, *state, &f, &h, NAN);
+  assert_true(a.lead_s == 600);
+  assert_non_null(strstr(a.lead_basis, "traffic.cold_start"));
+  plan(&a, *state, &f, &h, 90); /* --lead-time wins */
+  assert_true(a.lead_s == 90);
+  prof.traffic.cold_start_s = NAN;
+  plan(&a, *state, &f, &h, NAN);
+  assert_true(a.lead_s == RS_AS_LEAD_GPU_S);
+  f.inst.category = RS_CATEGORY_CPU;
+  f.inst.accelerator = NULL;
+  plan(&a, *state, &f, &h, NAN);
+  assert_true(a.lead_s == RS_AS_LEAD_CPU_S);
+}
+
 static void test_scale_to_zero(void **state) {
   fixture f;
   rs_autoscale_plan a;
@@ -333,6 +359,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_plan_beats_static_without_violations, setup_arena,
                                       teardown_arena),
       cmocka_unit_test_setup_teardown(test_long_lead_raises_minimum, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_lead_time_sources, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_scale_to_zero, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_spot_mix_survives_losing_spot, setup_arena,
                                       teardown_arena),

@@ -134,10 +134,15 @@ static double steepest_ramp(const rs_rate_history *h, size_t k) {
   return g;
 }
 
-static void lead_time(rs_autoscale_plan *a, const rs_candidate *c, const rs_autoscale_options *o) {
+static void lead_time(rs_autoscale_plan *a, const rs_fit_result *res, const rs_candidate *c,
+                      const rs_autoscale_options *o) {
+  const rs_profile *p = res->summary ? res->summary->profile : NULL;
   if (!isnan(o->lead_s)) {
     a->lead_s = o->lead_s;
     a->lead_basis = "--lead-time";
+  } else if (p != NULL && p->traffic.cold_start_s > 0) {
+    a->lead_s = p->traffic.cold_start_s;
+    a->lead_basis = "the profile's traffic.cold_start";
   } else if (c->inst->category == RS_CATEGORY_CPU || c->inst->accelerator == NULL) {
     a->lead_s = RS_AS_LEAD_CPU_S;
     a->lead_basis = "default for CPU shapes";
@@ -310,7 +315,7 @@ rs_status rs_autoscale_plan_for(rs_autoscale_plan *out, rs_arena *arena, const r
   a->interval_s = h->interval_s;
   a->stabilize_s = o->stabilize_s;
   rs_autoscale_cycle(&a->cycle, h);
-  lead_time(a, c, o);
+  lead_time(a, res, c, o);
   planner pl = {res,
                 c,
                 h,
