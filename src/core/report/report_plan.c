@@ -73,6 +73,9 @@ rs_status rs_report_plan_text(rs_buf *out, const char *name, const rs_fit_result
                 a->degraded_ms > res->demand.slo_ms ? "degraded target" : "the full SLO",
                 a->spot_basis, money(m1, sizeof m1, a->mix_usd_month),
                 money(m2, sizeof m2, a->mix_saved_month));
+  if (a->spot == 0)
+    rs_buf_printf(out, "  no spot: on-demand alone needs all %u replicas for the history's peak\n",
+                  a->ondemand);
   text_replay(out, "spot removed", &a->spot_removed);
   rs_buf_printf(out, "  against the full SLO: %llu intervals miss it with all spot removed\n",
                 (unsigned long long)a->spot_removed_full_violating);
