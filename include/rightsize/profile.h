@@ -115,6 +115,7 @@ typedef struct rs_profile {
      * than one replica's ("replica", the default: samples come from one
      * machine, as its GPU metrics do). */
     bool rate_per_endpoint;
+    double cold_start_s; /* a new replica's time to serve (boot, model load); NaN absent */
   } traffic;
   rs_data_source source;
   rs_sample_file *files;

@@ -99,6 +99,7 @@ extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
 extern const rs_cli_command rs_cmd_diff;
+extern const rs_cli_command rs_cmd_plan;
 
 /* The table of all commands (NULL-terminated), for help. */
 extern const rs_cli_command *const rs_cli_commands[];

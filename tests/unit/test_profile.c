@@ -62,6 +62,7 @@ static void check_full(const rs_profile *p, const char *path) {
   assert_near(p->slo.latency_p95_ms, 30);
   assert_near(p->traffic.peak_rps, 40);
   assert_near(p->traffic.growth, 1.2);
+  assert_near(p->traffic.cold_start_s, 240); /* 4m in YAML, 240s in JSON */
 }
 
 static void check_full_lists(const rs_profile *p) {
@@ -162,6 +163,7 @@ static void test_minimal_defaults(void **state) {
   assert_near(p->slo.latency_p95_ms, 200); /* a bare number is milliseconds */
   assert_true(isnan(p->traffic.peak_rps));
   assert_near(p->traffic.growth, 1);
+  assert_true(isnan(p->traffic.cold_start_s));
   assert_int_equal(p->nfiles, 1);
   assert_int_equal(p->nrows, 0);
   assert_int_equal(p->nbenchmarks, 0);

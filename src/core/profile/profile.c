@@ -318,7 +318,7 @@ static rs_status read_current(ctx *c, const rs_node *m) {
 
 static const char *const slo_keys[] = {"latency_p99", "latency_p95", "ttft_p95", "ttft_p99",
                                        "tpot_p95",    "tpot_p99",    NULL};
-static const char *const traffic_keys[] = {"peak_rps", "growth", "rate_scope", NULL};
+static const char *const traffic_keys[] = {"peak_rps", "growth", "rate_scope", "cold_start", NULL};
 static const char *const scope_names[] = {"replica", "endpoint"};
 
 static rs_status read_slo(ctx *c, const rs_node *m) {
@@ -366,6 +366,9 @@ static rs_status read_traffic(ctx *c, const rs_node *m) {
   if (st == RS_OK && n != NULL &&
       (st = one_of(c, n, "traffic.rate_scope", scope_names, 2, &idx)) == RS_OK)
     c->p->traffic.rate_per_endpoint = idx == 1;
+  double ms = NAN; /* the autoscaling plan's lead time (docs/model.md) */
+  if (st == RS_OK && (st = opt_duration_ms(c, m, "cold_start", "traffic.cold_start", &ms)) == RS_OK)
+    c->p->traffic.cold_start_s = ms / 1000.0;
   return st;
 }
 
@@ -709,6 +712,7 @@ rs_status rs_profile_load(rs_profile **out, rs_arena *arena, const char *path, r
     return st;
   c.p->traffic.peak_rps = NAN;
   c.p->traffic.growth = 1.0;
+  c.p->traffic.cold_start_s = NAN;
   c.p->slo.latency_p99_ms = c.p->slo.latency_p95_ms = NAN;
   c.p->slo.ttft_p95_ms = c.p->slo.ttft_p99_ms = c.p->slo.tpot_p95_ms = c.p->slo.tpot_p99_ms = NAN;
   c.p->model.weights_bytes = c.p->model.activation_bytes_per_sample = NAN;
