@@ -15,6 +15,7 @@ static const char *const format_names[] = {"table", "json", "markdown", "csv", N
 typedef struct recommend_opts {
   out_format format; /* a CHOICE field: int-sized */
   bool explain;
+  bool wide;
   unsigned top;
   rs_report_fit_options report;
   rs_cli_fit_opts f;
@@ -28,6 +29,8 @@ static const rs_cli_opt recommend_options[] = {
      .choices = format_names},
     {RS_CLI_OPT("explain", 'e', RS_CLI_FLAG, OPT(explain), NULL,
                 "the winner's margins and every rejected shape with its reason")},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "table: every column (MEM_FREE, USD_H, USD_PER_1M, ...) and long lines unwrapped")},
     {RS_CLI_OPT("top", 'n', RS_CLI_COUNT, OPT(top), "N",
                 "ranked shapes to show (default 10; 0 shows all)"),
      .lo = 0, .hi = 100000},
@@ -73,6 +76,7 @@ static int run_recommend(const rs_cli_args *args) {
   if (rs_cli_fit_finish(&o->f, &err) != RS_OK)
     return rs_cli_usage_error("recommend", err.msg);
   o->report.explain = o->explain;
+  o->report.wide = o->wide;
   o->report.top = o->top;
   if (!rs_profile_is_path(args->args[0]))
     return rs_cli_usage_error("recommend", "recommend needs a PROFILE (.yaml, .yml or .json): "
