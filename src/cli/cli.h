@@ -68,7 +68,26 @@ typedef struct rs_cli_arity {
 
 #define RS_CLI_MAX_ARGS 4096
 
+/* --color: when verdict and status words are coloured. */
+typedef enum { RS_CLI_COLOR_AUTO, RS_CLI_COLOR_ALWAYS, RS_CLI_COLOR_NEVER } rs_cli_color;
+
+/* The options every report command shares (cli_output.c): where the
+ * report goes and how it looks there. */
+typedef struct rs_cli_common {
+  const char *output; /* -o FILE; NULL: stdout */
+  bool quiet;         /* no report on stdout */
+  int color;          /* rs_cli_color, a CHOICE field */
+} rs_cli_common;
+
+/* Their entries, parsed into rs_cli_args.common for a command with
+ * .report set, after its own. */
+extern const rs_cli_opt rs_cli_common_options[];
+
+struct rs_cli_command;
+
 typedef struct rs_cli_args {
+  const struct rs_cli_command *cmd;  /* the command being run */
+  rs_cli_common common;              /* -o, --quiet, --color (report commands) */
   void *opts;                        /* the command's options struct, filled in */
   const char *args[RS_CLI_MAX_ARGS]; /* positional arguments */
   size_t nargs;
@@ -89,6 +108,7 @@ typedef struct rs_cli_command {
   int (*run)(const rs_cli_args *args);
   const char *exit_codes; /* for --help; NULL: 0, 2, 3 and 5 */
   const char *examples;   /* for --help, one command a line; NULL: none */
+  bool report;            /* takes rs_cli_common_options (-o, --quiet, --color) */
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
@@ -131,11 +151,24 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 
 /* The end of every command: on failure (st != RS_OK) the one-line error
  * (a usage error with the command's help pointer, else err's exit code);
- * on success the report on stdout, then, when finding is not NULL, its one
- * line on stderr and its exit code (no fit, a failed policy, profiles that
- * could not be audited). */
-int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
-                  const rs_error *finding);
+ * on success the report to --output's file (atomically), else on stdout
+ * unless --quiet (coloured when text and rs_cli_color_wanted), then, when finding is not NULL, its
+ * one line on stderr and its exit code (no fit, a failed policy, profiles that could not be
+ * audited). */
+int rs_cli_finish(const rs_cli_args *args, bool text, rs_status st, const rs_error *err,
+                  const rs_buf *out, const rs_error *finding);
+
+/* Writes len bytes to path atomically: a temporary file in the same
+ * directory (mkstemp), fsync, rename over path. On failure path is
+ * untouched, the temporary file removed, and RS_INTERNAL set in err. */
+rs_status rs_cli_write_file(const char *path, const char *data, size_t len, rs_error *err);
+
+/* Whether to colour output to fd: --color always, never, or auto (fd is a
+ * terminal and NO_COLOR is unset or empty; https://no-color.org). */
+bool rs_cli_color_wanted(const rs_cli_common *c, int fd);
+
+/* text into out with ANSI colour on verdict codes and PASS/FAIL words. */
+void rs_cli_colorize(rs_buf *out, const rs_buf *text);
 
 /* Writes data to stdout in one go; returns 0, or 5 when stdout failed. */
 int rs_cli_write_stdout(const char *data, size_t len);

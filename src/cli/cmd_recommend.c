@@ -89,7 +89,7 @@ static int run_recommend(const rs_cli_args *args) {
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
                  "no shape meets every constraint (the report lists the closest and why)");
-  rc = rs_cli_finish("recommend", st, &err, &out, nofit ? &err : NULL);
+  rc = rs_cli_finish(args, o->format == FMT_TABLE, st, &err, &out, nofit ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
@@ -116,6 +116,7 @@ const rs_cli_command rs_cmd_recommend = {
     .args = {1, 1, "PROFILE"},
     .run = run_recommend,
     .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
+    .report = true,
     .examples = "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml\n"
                 "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml -p all --explain\n"
                 "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml --slo-p95 30ms -f json\n",

@@ -20,6 +20,8 @@ static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_error err;
   int rc;
   rs_error_clear(&err);
+  memset(&args.common, 0, sizeof(args.common));
+  args.cmd = cmd;
   args.opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
   if (args.opts == NULL) {
     rs_error_set(&err, RS_NOMEM, NULL, 0, 0, "out of memory");
