@@ -109,6 +109,7 @@ typedef struct rs_cli_command {
   const char *exit_codes; /* for --help; NULL: 0, 2, 3 and 5 */
   const char *examples;   /* for --help, one command a line; NULL: none */
   bool report;            /* takes rs_cli_common_options (-o, --quiet, --color) */
+  bool hidden;            /* left out of the command list (completion) */
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
@@ -118,6 +119,7 @@ extern const rs_cli_command rs_cmd_audit;
 extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
+extern const rs_cli_command rs_cmd_completion;
 
 /* The table of all commands (NULL-terminated), for help. */
 extern const rs_cli_command *const rs_cli_commands[];

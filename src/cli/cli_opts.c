@@ -263,7 +263,8 @@ void rs_cli_print_usage(FILE *to) {
       "Right-sizing advisor for ML inference: reads recorded samples of an endpoint\n"
       "and says what it should run on, how many replicas, at what cost, and why.\n\ncommands:\n");
   for (size_t i = 0; rs_cli_commands[i]; i++)
-    fprintf(to, "  %-10s %s\n", rs_cli_commands[i]->name, rs_cli_commands[i]->summary);
+    if (!rs_cli_commands[i]->hidden)
+      fprintf(to, "  %-10s %s\n", rs_cli_commands[i]->name, rs_cli_commands[i]->summary);
   fprintf(to, "\n'rightsize help COMMAND' or 'rightsize COMMAND --help' explains a command.\n"
               "Docs: docs/cli.md, docs/model.md, docs/profile-format.md, docs/ci.md; man -l "
               "docs/rightsize.1.\n");

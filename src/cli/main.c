@@ -9,9 +9,9 @@
 #include "rightsize/arena.h"
 #include "rightsize/version.h"
 
-const rs_cli_command *const rs_cli_commands[] = {
-    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check, &rs_cmd_audit,
-    &rs_cmd_catalog, &rs_cmd_fetch,     &rs_cmd_help,  NULL};
+const rs_cli_command *const rs_cli_commands[] = {&rs_cmd_profile, &rs_cmd_recommend,  &rs_cmd_check,
+                                                 &rs_cmd_audit,   &rs_cmd_catalog,    &rs_cmd_fetch,
+                                                 &rs_cmd_help,    &rs_cmd_completion, NULL};
 
 /* Parses the command's options into its options struct (its defaults
  * first), then runs it, or prints its help. */
