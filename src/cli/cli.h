@@ -11,6 +11,7 @@
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
+#include "rightsize/doc.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
 #include "rightsize/pipeline.h"
@@ -76,6 +77,7 @@ typedef enum { RS_CLI_COLOR_AUTO, RS_CLI_COLOR_ALWAYS, RS_CLI_COLOR_NEVER } rs_c
 typedef struct rs_cli_common {
   const char *output; /* -o FILE; NULL: stdout */
   bool quiet;         /* no report on stdout */
+  bool no_config;     /* --no-config: read by main before parsing (rs_cli_no_config) */
   int color;          /* rs_cli_color, a CHOICE field */
 } rs_cli_common;
 
@@ -120,6 +122,7 @@ extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
 extern const rs_cli_command rs_cmd_completion;
+extern const rs_cli_command rs_cmd_config;
 
 /* The table of all commands (NULL-terminated), for help. */
 extern const rs_cli_command *const rs_cli_commands[];
@@ -279,5 +282,34 @@ void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o);
 rs_status rs_cli_open_catalog(rs_catalog **cat, const rs_overlay **overlay, rs_arena *arena,
                               const char *catalog_path, rs_price_basis basis,
                               const char *overlay_path, rs_error *err);
+
+/* ---- .rightsize.yaml (cli_config.c) ---- */
+
+typedef struct rs_cli_config {
+  bool found;      /* a file was found and read */
+  const char *dir; /* its directory: relative paths in it are relative to this */
+  rs_doc doc;      /* the file */
+} rs_cli_config;
+
+/* One option word a config file contributes, and where from. */
+typedef struct rs_cli_config_word {
+  const char *word;    /* "--top=5", "--explain", "--catalog=/repo/catalogs/c.yaml" */
+  const char *section; /* "defaults" or the command's name */
+  size_t line;
+} rs_cli_config_word;
+
+/* Finds the nearest .rightsize.yaml from the working directory upward and
+ * reads it into out (out->found false when there is none: RS_OK). Errors:
+ * its syntax (RS_SYNTAX), or a root that is not a map (RS_USAGE). */
+rs_status rs_cli_config_load(rs_cli_config *out, rs_arena *arena, rs_error *err);
+
+/* The words c gives cmd: its "defaults" section (options cmd lacks are
+ * skipped) then its own section (an unknown option is RS_USAGE at its
+ * line), to go before the command line's words so that flags win. */
+rs_status rs_cli_config_words(rs_cli_config_word **out, size_t *n, const rs_cli_config *c,
+                              const rs_cli_command *cmd, rs_arena *arena, rs_error *err);
+
+/* Whether --no-config is among the options (before any "--"). */
+bool rs_cli_no_config(int argc, char **argv);
 
 #endif

@@ -21,6 +21,8 @@ const rs_cli_opt rs_cli_common_options[] = {
                 "colour verdict words: auto (default: on a terminal, not with NO_COLOR), "
                 "always or never"),
      .choices = rs_cli_color_names},
+    {RS_CLI_OPT("no-config", 0, RS_CLI_FLAG, offsetof(rs_cli_common, no_config), NULL,
+                "ignore .rightsize.yaml (docs/cli.md \"Config file\")")},
     {0}};
 
 /* The directory part of path ("." when none) into dir. */
