@@ -284,30 +284,6 @@ static rs_status put_profile(rs_buf *b, const fetch_opts *fo, const char *csv_na
   return rs_profile_write(b, &p, "Written by rightsize fetch prometheus (docs/sources.md).");
 }
 
-/* Writes data to path through a temporary file and a rename, so a reader
- * never sees half a file. Failing to write the output is exit code 5, as for
- * standard output (docs/exit-codes.md). */
-static rs_status write_whole(const char *path, const rs_buf *data, rs_arena *arena, rs_error *err) {
-  size_t n = strlen(path);
-  char *tmp = rs_arena_alloc(arena, n + 8);
-  FILE *f;
-  if (tmp == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  memcpy(tmp, path, n);
-  memcpy(tmp + n, ".tmp", 5);
-  f = fopen(tmp, "wb");
-  if (f == NULL)
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
-  bool ok = fwrite(data->data, 1, data->len, f) == data->len;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    int saved = errno;
-    remove(tmp);
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(saved));
-  }
-  return RS_OK;
-}
-
 static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch_result *res,
                                  rs_error *err) {
   rs_transport *t = NULL;
@@ -329,8 +305,8 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
   if (st == RS_OK && (st = put_profile(&prof, fo, slash ? slash + 1 : csv_path)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the profile", rs_status_message(st));
   if (st == RS_OK)
-    st = write_whole(csv_path, &csv, arena, err);
-  if (st == RS_OK && (st = write_whole(fo->output, &prof, arena, err)) != RS_OK)
+    st = rs_cli_write_file(csv_path, csv.data, csv.len, err);
+  if (st == RS_OK && (st = rs_cli_write_file(fo->output, prof.data, prof.len, err)) != RS_OK)
     remove(csv_path);
   rs_transport_free(t);
   if (auth.data)
