@@ -15,7 +15,11 @@
 typedef struct rs_report_fit_options {
   size_t top;   /* ranked rows shown; 0: all */
   bool explain; /* margins of the winner, every rejected shape with its reason */
+  bool wide;    /* table: every column, long lines unwrapped (default: RS_REPORT_FIT_WIDTH) */
 } rs_report_fit_options;
+
+/* The width the default table's lines keep to (docs/cli.md). */
+#define RS_REPORT_FIT_WIDTH 100
 
 /* `rightsize recommend` as a table, Markdown (a pull-request comment), CSV
  * (ranked rows and the current deployment), or JSON (docs/json.md). */

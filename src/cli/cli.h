@@ -11,6 +11,7 @@
 #include "rightsize/arena.h"
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
+#include "rightsize/doc.h"
 #include "rightsize/error.h"
 #include "rightsize/fit.h"
 #include "rightsize/pipeline.h"
@@ -68,7 +69,27 @@ typedef struct rs_cli_arity {
 
 #define RS_CLI_MAX_ARGS 4096
 
+/* --color: when verdict and status words are coloured. */
+typedef enum { RS_CLI_COLOR_AUTO, RS_CLI_COLOR_ALWAYS, RS_CLI_COLOR_NEVER } rs_cli_color;
+
+/* The options every report command shares (cli_output.c): where the
+ * report goes and how it looks there. */
+typedef struct rs_cli_common {
+  const char *output; /* -o FILE; NULL: stdout */
+  bool quiet;         /* no report on stdout */
+  bool no_config;     /* --no-config: read by main before parsing (rs_cli_no_config) */
+  int color;          /* rs_cli_color, a CHOICE field */
+} rs_cli_common;
+
+/* Their entries, parsed into rs_cli_args.common for a command with
+ * .report set, after its own. */
+extern const rs_cli_opt rs_cli_common_options[];
+
+struct rs_cli_command;
+
 typedef struct rs_cli_args {
+  const struct rs_cli_command *cmd;  /* the command being run */
+  rs_cli_common common;              /* -o, --quiet, --color (report commands) */
   void *opts;                        /* the command's options struct, filled in */
   const char *args[RS_CLI_MAX_ARGS]; /* positional arguments */
   size_t nargs;
@@ -89,6 +110,8 @@ typedef struct rs_cli_command {
   int (*run)(const rs_cli_args *args);
   const char *exit_codes; /* for --help; NULL: 0, 2, 3 and 5 */
   const char *examples;   /* for --help, one command a line; NULL: none */
+  bool report;            /* takes rs_cli_common_options (-o, --quiet, --color) */
+  bool hidden;            /* left out of the command list (completion) */
 } rs_cli_command;
 
 extern const rs_cli_command rs_cmd_profile;
@@ -100,6 +123,8 @@ extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
 extern const rs_cli_command rs_cmd_diff;
 extern const rs_cli_command rs_cmd_plan;
+extern const rs_cli_command rs_cmd_completion;
+extern const rs_cli_command rs_cmd_config;
 
 /* The table of all commands (NULL-terminated), for help. */
 extern const rs_cli_command *const rs_cli_commands[];
@@ -133,11 +158,24 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 
 /* The end of every command: on failure (st != RS_OK) the one-line error
  * (a usage error with the command's help pointer, else err's exit code);
- * on success the report on stdout, then, when finding is not NULL, its one
- * line on stderr and its exit code (no fit, a failed policy, profiles that
- * could not be audited). */
-int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
-                  const rs_error *finding);
+ * on success the report to --output's file (atomically), else on stdout
+ * unless --quiet (coloured when text and rs_cli_color_wanted), then, when finding is not NULL, its
+ * one line on stderr and its exit code (no fit, a failed policy, profiles that could not be
+ * audited). */
+int rs_cli_finish(const rs_cli_args *args, bool text, rs_status st, const rs_error *err,
+                  const rs_buf *out, const rs_error *finding);
+
+/* Writes len bytes to path atomically: a temporary file in the same
+ * directory (mkstemp), fsync, rename over path. On failure path is
+ * untouched, the temporary file removed, and RS_INTERNAL set in err. */
+rs_status rs_cli_write_file(const char *path, const char *data, size_t len, rs_error *err);
+
+/* Whether to colour output to fd: --color always, never, or auto (fd is a
+ * terminal and NO_COLOR is unset or empty; https://no-color.org). */
+bool rs_cli_color_wanted(const rs_cli_common *c, int fd);
+
+/* text into out with ANSI colour on verdict codes and PASS/FAIL words. */
+void rs_cli_colorize(rs_buf *out, const rs_buf *text);
 
 /* Writes data to stdout in one go; returns 0, or 5 (with the one line from
  * rs_cli_output_failed) when stdout failed. */
@@ -255,5 +293,34 @@ void rs_cli_fit_pipeline(rs_pipeline_options *out, const rs_cli_fit_opts *o);
 rs_status rs_cli_open_catalog(rs_catalog **cat, const rs_overlay **overlay, rs_arena *arena,
                               const char *catalog_path, rs_price_basis basis,
                               const char *overlay_path, rs_error *err);
+
+/* ---- .rightsize.yaml (cli_config.c) ---- */
+
+typedef struct rs_cli_config {
+  bool found;      /* a file was found and read */
+  const char *dir; /* its directory: relative paths in it are relative to this */
+  rs_doc doc;      /* the file */
+} rs_cli_config;
+
+/* One option word a config file contributes, and where from. */
+typedef struct rs_cli_config_word {
+  const char *word;    /* "--top=5", "--explain", "--catalog=/repo/catalogs/c.yaml" */
+  const char *section; /* "defaults" or the command's name */
+  size_t line;
+} rs_cli_config_word;
+
+/* Finds the nearest .rightsize.yaml from the working directory upward and
+ * reads it into out (out->found false when there is none: RS_OK). Errors:
+ * its syntax (RS_SYNTAX), or a root that is not a map (RS_USAGE). */
+rs_status rs_cli_config_load(rs_cli_config *out, rs_arena *arena, rs_error *err);
+
+/* The words c gives cmd: its "defaults" section (options cmd lacks are
+ * skipped) then its own section (an unknown option is RS_USAGE at its
+ * line), to go before the command line's words so that flags win. */
+rs_status rs_cli_config_words(rs_cli_config_word **out, size_t *n, const rs_cli_config *c,
+                              const rs_cli_command *cmd, rs_arena *arena, rs_error *err);
+
+/* Whether --no-config is among the options (before any "--"). */
+bool rs_cli_no_config(int argc, char **argv);
 
 #endif

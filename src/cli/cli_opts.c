@@ -158,12 +158,16 @@ static rs_status parse_one(rs_cli_args *args, const rs_cli_command *cmd, int arg
                            int *i, rs_error *err) {
   const char *a = argv[*i];
   const rs_cli_opt *o;
+  const rs_cli_opt *common = cmd->report ? rs_cli_common_options : NULL;
   const char *value = NULL;
   char expected[256];
+  void *target = args->opts;
   if (a[1] == '-') {
     const char *eq = strchr(a + 2, '=');
     size_t n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
     o = find_long(cmd->options, a + 2, n);
+    if (o == NULL && (o = find_long(common, a + 2, n)) != NULL)
+      target = &args->common;
     if (o == NULL)
       return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '--%.*s' for '%s'", (int)n,
                           a + 2, cmd->name);
@@ -172,6 +176,8 @@ static rs_status parse_one(rs_cli_args *args, const rs_cli_command *cmd, int arg
     value = eq ? eq + 1 : NULL;
   } else {
     o = find_short(cmd->options, a[1]);
+    if (o == NULL && (o = find_short(common, a[1])) != NULL)
+      target = &args->common;
     if (o == NULL || a[2] != '\0')
       return rs_error_set(err, RS_USAGE, NULL, 0, 0, "unknown option '%s' for '%s'", a, cmd->name);
   }
@@ -181,7 +187,7 @@ static rs_status parse_one(rs_cli_args *args, const rs_cli_command *cmd, int arg
                           o->arg);
     value = argv[++*i];
   }
-  if (!store(args->opts, o, value))
+  if (!store(target, o, value))
     return rs_error_set(err, RS_USAGE, NULL, 0, 0, "bad --%s '%s', expected %s", o->name, value,
                         rs_cli_expected(o, expected, sizeof(expected)));
   return RS_OK;
@@ -226,10 +232,9 @@ rs_status rs_cli_parse(rs_cli_args *args, const rs_cli_command *cmd, int argc, c
   return args->help ? RS_OK : check_arity(args, cmd, err);
 }
 
-void rs_cli_print_help(const rs_cli_command *cmd) {
-  printf("usage: rightsize %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->description);
-  printf("\noptions:\n");
-  for (const rs_cli_opt *o = cmd->options; o && o->name; o++) {
+/* One line of --help per option in the table. */
+static void print_options(const rs_cli_opt *o) {
+  for (; o && o->name; o++) {
     char left[64];
     const char *arg = o->kind == RS_CLI_FLAG ? NULL : o->arg;
     if (o->short_name)
@@ -239,6 +244,14 @@ void rs_cli_print_help(const rs_cli_command *cmd) {
       snprintf(left, sizeof(left), "    --%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
     printf("  %-28s %s\n", left, o->help);
   }
+}
+
+void rs_cli_print_help(const rs_cli_command *cmd) {
+  printf("usage: rightsize %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->description);
+  printf("\noptions:\n");
+  print_options(cmd->options);
+  if (cmd->report)
+    print_options(rs_cli_common_options);
   printf("  %-28s %s\n", "-h, --help", "show this help");
   if (cmd->examples)
     printf("\nexamples:\n%s", cmd->examples);
@@ -254,7 +267,8 @@ void rs_cli_print_usage(FILE *to) {
       "Right-sizing advisor for ML inference: reads recorded samples of an endpoint\n"
       "and says what it should run on, how many replicas, at what cost, and why.\n\ncommands:\n");
   for (size_t i = 0; rs_cli_commands[i]; i++)
-    fprintf(to, "  %-10s %s\n", rs_cli_commands[i]->name, rs_cli_commands[i]->summary);
+    if (!rs_cli_commands[i]->hidden)
+      fprintf(to, "  %-10s %s\n", rs_cli_commands[i]->name, rs_cli_commands[i]->summary);
   fprintf(to, "\n'rightsize help COMMAND' or 'rightsize COMMAND --help' explains a command.\n"
               "Docs: docs/cli.md, docs/model.md, docs/profile-format.md, docs/ci.md; man -l "
               "docs/rightsize.1.\n");
@@ -292,15 +306,4 @@ int rs_cli_write_stdout(const char *data, size_t len) {
   if ((len && fwrite(data, 1, len, stdout) != len) || fflush(stdout) != 0)
     return rs_cli_output_failed(errno);
   return 0;
-}
-
-int rs_cli_finish(const char *cmd, rs_status st, const rs_error *err, const rs_buf *out,
-                  const rs_error *finding) {
-  int rc;
-  if (st != RS_OK)
-    return err->status == RS_USAGE ? rs_cli_usage_error(cmd, err->msg) : rs_cli_fail(err);
-  rc = rs_cli_write_stdout(out->data, out->len);
-  if (rc == 0 && finding != NULL)
-    rc = rs_cli_fail(finding);
-  return rc;
 }

@@ -102,7 +102,7 @@ static int run_audit(const rs_cli_args *args) {
     rs_error_set(&err, RS_INVALID, NULL, 0, 0,
                  "%zu of %zu profiles could not be audited (listed in the report)", audit->nfailed,
                  audit->nrows);
-  rc = rs_cli_finish("audit", st, &err, &out, some_failed ? &err : NULL);
+  rc = rs_cli_finish(args, false, st, &err, &out, some_failed ? &err : NULL);
   rs_audit_free(audit);
   rs_buf_release(&out);
   rs_arena_release(&arena);
@@ -133,6 +133,7 @@ const rs_cli_command rs_cmd_audit = {
     .run = run_audit,
     .exit_codes =
         "0 ok, 2 usage error, 3 bad input (some profiles could not be audited), 5 internal error",
+    .report = true,
     .examples = "  rightsize audit profiles/fleet\n"
                 "  rightsize audit profiles/fleet --consolidate --max-per-instance 4 -f markdown\n"
                 "  rightsize audit --mapping trace.yaml traces/ -f csv\n",

@@ -185,7 +185,7 @@ static int run_catalog(const rs_cli_args *args) {
   st = dispatch(&out, &arena, args, (subcommand)sub, o, &err);
   if (st != RS_OK && out.failed)
     rs_error_set(&err, st, NULL, 0, 0, "%s while writing the output", rs_status_message(st));
-  rc = rs_cli_finish("catalog", st, &err, &out, NULL);
+  rc = rs_cli_finish(args, false, st, &err, &out, NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
@@ -208,6 +208,7 @@ const rs_cli_command rs_cmd_catalog = {
     .init = init_options,
     .args = {1, 3, "subcommand: list, show, validate or diff"},
     .run = run_catalog,
+    .report = true,
     .examples = "  rightsize catalog list --provider aws,gcp --accelerator T4 --sort price\n"
                 "  rightsize catalog show g5.xlarge\n"
                 "  rightsize catalog diff old.yaml new.yaml\n",

@@ -154,7 +154,7 @@ static int run_check(const rs_cli_args *args) {
   if (failed)
     rs_error_set(&err, RS_POLICY, NULL, 0, 0, "%zu of %zu profile%s failed a policy", rep->failed,
                  rep->nresults, rep->nresults == 1 ? "" : "s");
-  rc = rs_cli_finish("check", st, &err, &out, failed ? &err : NULL);
+  rc = rs_cli_finish(args, o->format == RS_CHECK_TEXT, st, &err, &out, failed ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
@@ -180,6 +180,7 @@ const rs_cli_command rs_cmd_check = {
     .run = run_check,
     .exit_codes =
         "0 every policy passed, 1 a policy failed, 2 usage error, 3 bad input, 5 internal error",
+    .report = true,
     .examples =
         "  rightsize check profiles/*.yaml --max-overprovision 50 --require-slo\n"
         "  rightsize check profiles/resnet50-p3.8xlarge.yaml --policy policy.yaml -f github\n",

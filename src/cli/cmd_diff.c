@@ -69,7 +69,7 @@ static int run_diff(const rs_cli_args *args) {
   if (gate)
     rs_error_set(&err, RS_REGRESSED, NULL, 0, 0, "%s rose %.1f%%, above --fail-above %g%%",
                  d.worst_what, d.worst_pct, o->fail_above);
-  int rc = rs_cli_finish("diff", st, &err, &out, gate ? &err : NULL);
+  int rc = rs_cli_finish(args, false, st, &err, &out, gate ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;

@@ -448,4 +448,13 @@ const rs_cli_command rs_cmd_fetch = {
     .init = init_options,
     .args = {1, 1, "source: prometheus"},
     .run = run_fetch,
+    .examples =
+        "  rightsize fetch prometheus --url http://prometheus:9090 --selector '{job=\"bert\"}' \\\n"
+        "      -o bert.yaml --endpoint bert --provider aws --instance g4dn.xlarge "
+        "--slo-p99 50ms\n"
+        "  rightsize fetch prometheus --url https://thanos.example:10902 --token-env "
+        "THANOS_TOKEN \\\n"
+        "      --selector '{job=\"asr\"}' --since 14d --step 5m -o asr.yaml --endpoint asr "
+        "--provider gcp \\\n"
+        "      --instance g2-standard-8 --slo-p95 300ms\n",
 };

@@ -28,4 +28,6 @@ const rs_cli_command rs_cmd_help = {
     .options = help_options,
     .args = {0, 1, "COMMAND"},
     .run = run_help,
+    .examples = "  rightsize help\n"
+                "  rightsize help recommend\n",
 };

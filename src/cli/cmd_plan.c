@@ -113,7 +113,7 @@ static int run_plan(const rs_cli_args *args) {
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   rs_status st = plan(&out, &arena, args->args[0], o, &err);
-  int rc = rs_cli_finish("plan", st, &err, &out, NULL);
+  int rc = rs_cli_finish(args, false, st, &err, &out, NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;

@@ -65,7 +65,7 @@ static int run_profile(const rs_cli_args *args) {
     st = po->json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
   if (st != RS_OK) /* a no-op unless the report writer failed */
     rs_error_set(&err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
-  rc = rs_cli_finish("profile", st, &err, &out, NULL);
+  rc = rs_cli_finish(args, false, st, &err, &out, NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
@@ -86,6 +86,7 @@ const rs_cli_command rs_cmd_profile = {
     .opts_size = sizeof(profile_opts),
     .args = {1, RS_CLI_MAX_ARGS, "PROFILE or SAMPLES file"},
     .run = run_profile,
+    .report = true,
     .examples = "  rightsize profile profiles/resnet50-p3.8xlarge.yaml\n"
                 "  rightsize profile -i nvidia-smi gpu.log --window 15m -f json\n"
                 "  rightsize profile --mapping trace.yaml --select pod=bert-0 gpu.csv.gz\n",

@@ -16,6 +16,7 @@ static const char *const format_names[] = {"table", "json", "markdown", "csv", "
 typedef struct recommend_opts {
   out_format format; /* a CHOICE field: int-sized */
   bool explain;
+  bool wide;
   unsigned top;
   rs_report_fit_options report;
   rs_cli_fit_opts f;
@@ -29,6 +30,8 @@ static const rs_cli_opt recommend_options[] = {
      .choices = format_names},
     {RS_CLI_OPT("explain", 'e', RS_CLI_FLAG, OPT(explain), NULL,
                 "the winner's margins and every rejected shape with its reason")},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "table: every column (MEM_FREE, USD_H, USD_PER_1M, ...) and long lines unwrapped")},
     {RS_CLI_OPT("top", 'n', RS_CLI_COUNT, OPT(top), "N",
                 "ranked shapes to show (default 10; 0 shows all)"),
      .lo = 0, .hi = 100000},
@@ -75,6 +78,7 @@ static int run_recommend(const rs_cli_args *args) {
   if (rs_cli_fit_finish(&o->f, &err) != RS_OK)
     return rs_cli_usage_error("recommend", err.msg);
   o->report.explain = o->explain;
+  o->report.wide = o->wide;
   o->report.top = o->top;
   if (!rs_profile_is_path(args->args[0]))
     return rs_cli_usage_error("recommend", "recommend needs a PROFILE (.yaml, .yml or .json): "
@@ -87,7 +91,7 @@ static int run_recommend(const rs_cli_args *args) {
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,
                  "no shape meets every constraint (the report lists the closest and why)");
-  rc = rs_cli_finish("recommend", st, &err, &out, nofit ? &err : NULL);
+  rc = rs_cli_finish(args, o->format == FMT_TABLE, st, &err, &out, nofit ? &err : NULL);
   rs_buf_release(&out);
   rs_arena_release(&arena);
   return rc;
@@ -114,6 +118,7 @@ const rs_cli_command rs_cmd_recommend = {
     .args = {1, 1, "PROFILE"},
     .run = run_recommend,
     .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
+    .report = true,
     .examples = "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml\n"
                 "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml -p all --explain\n"
                 "  rightsize recommend profiles/resnet50-p3.8xlarge.yaml --slo-p95 30ms -f json\n"

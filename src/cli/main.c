@@ -14,24 +14,60 @@
 #include "rightsize/version.h"
 
 const rs_cli_command *const rs_cli_commands[] = {
-    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check, &rs_cmd_audit, &rs_cmd_catalog,
-    &rs_cmd_diff,    &rs_cmd_fetch,     &rs_cmd_plan,  &rs_cmd_help,  NULL};
+    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check, &rs_cmd_audit,      &rs_cmd_catalog,
+    &rs_cmd_diff,    &rs_cmd_fetch,     &rs_cmd_plan,  &rs_cmd_config,     &rs_cmd_help,
+    &rs_cmd_completion, NULL};
+
+/* argv with the config file's words for cmd before it, in the arena; argv
+ * itself without a file, for a command that does not report, or with
+ * --no-config. */
+static rs_status with_config(char ***out, int *argc, const rs_cli_command *cmd, char **argv,
+                             rs_arena *arena, rs_error *err) {
+  rs_cli_config c;
+  rs_cli_config_word *words;
+  size_t n;
+  *out = argv;
+  if (!cmd->report || rs_cli_no_config(*argc, argv))
+    return RS_OK;
+  rs_status st = rs_cli_config_load(&c, arena, err);
+  if (st == RS_OK)
+    st = rs_cli_config_words(&words, &n, &c, cmd, arena, err);
+  if (st != RS_OK || n == 0)
+    return st;
+  char **all = rs_arena_alloc_array(arena, n + (size_t)*argc + 1, sizeof(char *));
+  if (all == NULL || n > RS_CLI_MAX_ARGS)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    all[i] = (char *)words[i].word;
+  memcpy(all + n, argv, ((size_t)*argc + 1) * sizeof(char *));
+  *out = all;
+  *argc += (int)n;
+  return RS_OK;
+}
 
 /* Parses the command's options into its options struct (its defaults
- * first), then runs it, or prints its help. */
+ * first, then .rightsize.yaml's, then the command line's), then runs it,
+ * or prints its help. */
 static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   rs_cli_args args;
   rs_error err;
+  rs_arena arena;
   int rc;
   rs_error_clear(&err);
+  memset(&args.common, 0, sizeof(args.common));
+  args.cmd = cmd;
   args.opts = calloc(1, cmd->opts_size ? cmd->opts_size : 1);
   if (args.opts == NULL) {
     rs_error_set(&err, RS_NOMEM, NULL, 0, 0, "out of memory");
     return rs_cli_fail(&err);
   }
+  rs_arena_init(&arena, 0);
   if (cmd->init)
     cmd->init(args.opts);
-  if (rs_cli_parse(&args, cmd, argc, argv, &err) != RS_OK)
+  if (with_config(&argv, &argc, cmd, argv, &arena, &err) != RS_OK)
+    rc = err.status == RS_USAGE && err.path[0] == '\0' ? rs_cli_usage_error(cmd->name, err.msg)
+                                                       : rs_cli_fail(&err);
+  else if (rs_cli_parse(&args, cmd, argc, argv, &err) != RS_OK)
     rc = rs_cli_usage_error(cmd->name, err.msg);
   else if (args.help) {
     rs_cli_print_help(cmd);
@@ -39,6 +75,7 @@ static int run_command(const rs_cli_command *cmd, int argc, char **argv) {
   } else {
     rc = cmd->run(&args);
   }
+  rs_arena_release(&arena);
   free(args.opts);
   return rc;
 }

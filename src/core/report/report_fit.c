@@ -24,6 +24,10 @@ static const char *const csv_names[NCOLS] = {
     "savings_pct",  "binding",       "confidence"};
 static const bool col_numeric[NCOLS] = {false, false, false, false, true, true,  true, true,
                                         true,  true,  true,  true,  true, false, false};
+/* The columns of the default table (--wide shows all): what to move to,
+ * what it costs and saves, and what bounds it, in under 100 columns. */
+static const bool col_default[NCOLS] = {true,  true, true,  true,  true, true, true, false,
+                                        false, true, false, false, true, true, false};
 
 typedef struct cells {
   char c[NCOLS][48];
@@ -104,14 +108,22 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
     }
   } else {
     const char *names[NCOLS];
-    memcpy(names, col_names, sizeof(names));
-    if (r->demand.slo_quantile < 0.99)
-      names[6] = "P95_MS";
-    for (size_t i = 0; i < n; i++)
-      for (int k = 0; k < NCOLS; k++)
-        ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
-    rs_table_write(out, kind == OUT_MARKDOWN ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, NCOLS, names,
-                   col_numeric, ptrs, n);
+    bool numeric[NCOLS];
+    size_t ncols = 0;
+    bool all = o->wide || kind == OUT_MARKDOWN;
+    for (int k = 0; k < NCOLS; k++) {
+      if (!all && !col_default[k])
+        continue;
+      names[ncols] = k == 6 && r->demand.slo_quantile < 0.99 ? "P95_MS" : col_names[k];
+      numeric[ncols] = col_numeric[k];
+      for (size_t i = 0; i < n; i++)
+        ptrs[i * NCOLS + ncols] = rows[i].c[k];
+      ncols++;
+    }
+    for (size_t i = 1; i < n && ncols < NCOLS; i++) /* close the rows up to ncols apart */
+      memmove(&ptrs[i * ncols], &ptrs[i * NCOLS], ncols * sizeof(*ptrs));
+    rs_table_write(out, kind == OUT_MARKDOWN ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, ncols, names,
+                   numeric, ptrs, n);
     bool suspect = r->current.inst->price_flag == RS_PRICE_SUSPECT;
     for (size_t i = 0; i + 1 < n; i++)
       suspect = suspect || r->fitting[i].inst->price_flag == RS_PRICE_SUSPECT;
@@ -140,6 +152,15 @@ static void put_untrusted(rs_buf *out, const char *s, bool md) {
     rs_buf_put_text(out, s);
 }
 
+/* What the design peak means for the table: the load every row is sized
+ * at, so the current row's UTIL is its busy share at that load, not the
+ * history's mean. */
+static void put_peak_meaning(rs_buf *out, const rs_fit_result *r) {
+  rs_buf_puts(out, ", the load every row is sized for");
+  if (isfinite(r->current.util))
+    rs_buf_printf(out, " (now %.0f%% busy at it)", r->current.util * 100.0);
+}
+
 /* The header lines: what was fitted against what. pre/post wrap each
  * label for Markdown. */
 static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, const char *post,
@@ -157,7 +178,8 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   put_untrusted(out, cat->version, md);
   rs_buf_puts(out, " (");
   put_untrusted(out, cat->path, md);
-  rs_buf_printf(out, "%s) sha256 %s%s", cat->embedded ? ", built in" : "", cat->sha256, eol);
+  /* 12 hex digits tell catalogs apart at a glance; JSON and --version carry all 64 */
+  rs_buf_printf(out, "%s) sha256 %.12s%s", cat->embedded ? ", built in" : "", cat->sha256, eol);
   rs_buf_printf(out, "%spricing%s    %s, %s per hour, ", pre, post, rs_price_basis_name(r->basis),
                 cat->currency);
   if (r->overlay)
@@ -202,12 +224,14 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
   if (d->capacity_only)
     rs_buf_printf(out, "%straffic%s    no request rate: design peak %.2f capacity units (%s)", pre,
                   post, d->design_peak, d->peak_basis);
-  else if (isfinite(d->rate_mean))
-    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean %.2f req/s", pre, post,
-                  d->design_peak, d->peak_basis, d->rate_mean);
   else
-    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s); mean unknown", pre, post,
-                  d->design_peak, d->peak_basis);
+    rs_buf_printf(out, "%straffic%s    design peak %.2f req/s (%s)", pre, post, d->design_peak,
+                  d->peak_basis);
+  put_peak_meaning(out, r);
+  if (!d->capacity_only && isfinite(d->rate_mean))
+    rs_buf_printf(out, "; mean %.2f req/s", d->rate_mean);
+  else if (!d->capacity_only)
+    rs_buf_puts(out, "; mean unknown");
   if (isfinite(d->observed_peak))
     rs_buf_printf(out, ", observed max %.2f req/s", d->observed_peak);
   rs_buf_puts(out, eol);
@@ -379,24 +403,106 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
   }
 }
 
+/* --explain: the words a newcomer meets first (docs/cli.md "Glossary"). */
+static void put_glossary(rs_buf *out, bool markdown) {
+  static const char *const terms[][2] = {
+      {"design peak", "the request rate every shape is sized for (the traffic line says where it "
+                      "comes from); UTIL and P99_MS are projected at it"},
+      {"busy", "device time one request takes (ms), or the share of a device kept working (%)"},
+      {"R2", "how well a straight line of utilization on request rate fits the samples (1 is a "
+             "perfect fit); the slope is trusted from 0.3 up"},
+      {"cs2", "squared coefficient of variation of the service time: 0 is constant, 1 as "
+              "variable as an exponential; more variation, more queueing"},
+      {"BOUND", "the constraint that sets the shape's replica count (memory, utilization, "
+                "latency, host-cpu, host-memory, network); model.bound is the profile's own "
+                "claim of what limits the model"}};
+  rs_buf_puts(out, markdown ? "\n**Glossary**\n\n" : "\nglossary\n");
+  for (size_t i = 0; i < sizeof(terms) / sizeof(terms[0]); i++)
+    rs_buf_printf(out, markdown ? "- **%s** %s\n" : "  %-12s %s\n", terms[i][0], terms[i][1]);
+}
+
+/* The column a wrapped line's continuation starts at: a header line's
+ * value column (its labels are padded to 11: "bound by   ..."); in an
+ * indented item, the end of the last run of two or more spaces in the
+ * line's first half, where its last aligned column starts ("  gaps     ..."),
+ * else two further in. */
+static size_t hang(const char *line, size_t len) {
+  size_t lead = 0, at = 0;
+  while (lead < len && line[lead] == ' ')
+    lead++;
+  if (lead == 0)
+    return 11;
+  for (size_t i = lead; i + 1 < len && i < RS_REPORT_FIT_WIDTH / 2; i++)
+    if (line[i] == ' ' && line[i + 1] == ' ') {
+      while (i < len && line[i] == ' ')
+        i++;
+      at = i;
+    }
+  return at ? at : lead + 2;
+}
+
+/* Copies text to out, breaking lines wider than RS_REPORT_FIT_WIDTH at
+ * spaces, continuations indented under the value. A word longer than the
+ * width stays whole. */
+static void put_wrapped(rs_buf *out, const rs_buf *text) {
+  const char *p = text->data, *end = text->data + text->len;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    size_t indent = hang(p, len), col = 0, start = 0;
+    while (len - start + col > RS_REPORT_FIT_WIDTH) {
+      size_t cut = start + RS_REPORT_FIT_WIDTH - col;
+      while (cut > start && p[cut] != ' ')
+        cut--;
+      if (cut == start) /* no space in reach: break after the long word */
+        for (cut = start + RS_REPORT_FIT_WIDTH - col; cut < len && p[cut] != ' '; cut++)
+          ;
+      if (cut >= len)
+        break;
+      rs_buf_printf(out, "%.*s\n%*s", (int)(cut - start), p + start, (int)indent, "");
+      col = indent;
+      start = cut + 1;
+    }
+    rs_buf_printf(out, "%.*s%s", (int)(len - start), p + start, nl ? "\n" : "");
+    p += len + (nl ? 1 : 0);
+  }
+}
+
 /* The table and the Markdown share one layout; Markdown bolds the labels
- * and ends lines with a hard break. */
+ * and ends lines with a hard break. The text table's prose lines wrap at
+ * the width unless --wide. */
 static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report_fit_options *o,
                             bool md) {
   const char *mark = md ? "**" : "", *eol = md ? "  \n" : "\n";
+  bool wrap = !md && !o->wide;
+  rs_buf prose;
+  rs_buf *w = wrap ? &prose : out;
+  rs_buf_init(&prose, 0);
   if (md) {
     rs_buf_puts(out, "### rightsize: ");
     rs_buf_put_markdown(out, r->summary->profile->endpoint);
     rs_buf_puts(out, "\n\n");
   }
-  put_header(out, r, mark, mark, eol);
-  rs_buf_puts(out, "\n");
+  put_header(w, r, mark, mark, eol);
+  rs_buf_puts(w, "\n");
+  if (wrap) {
+    put_wrapped(out, &prose);
+    rs_buf_reset(&prose);
+  }
   put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);
-  rs_buf_puts(out, "\n");
-  put_recommendation(out, r, mark, mark, eol);
-  if (o->explain)
-    put_explain(out, r, md);
-  put_warnings(out, r, md);
+  rs_buf_puts(w, "\n");
+  put_recommendation(w, r, mark, mark, eol);
+  if (o->explain) {
+    put_explain(w, r, md);
+    put_glossary(w, md);
+  }
+  put_warnings(w, r, md);
+  if (wrap) {
+    put_wrapped(out, &prose);
+    if (prose.failed)
+      out->failed = true;
+  }
+  rs_buf_release(&prose);
   return rs_buf_status(out);
 }
 
