@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "html.h"
+#include "svg.h"
 #include "rightsize/num.h"
 #include "rightsize/report_html.h"
 #include "rightsize/version.h"
@@ -34,18 +35,8 @@ static const char style[] =
     "footer{color:#555;font-size:.85em;margin:2em 0 1em}\n"
     "@media print{main{max-width:none}.card{break-inside:avoid}figure{break-inside:avoid}}\n";
 
-void rs_html_text(rs_buf *out, const char *s) {
-  for (; s && *s; s++) {
-    switch (*s) {
-    case '&': rs_buf_puts(out, "&amp;"); break;
-    case '<': rs_buf_puts(out, "&lt;"); break;
-    case '>': rs_buf_puts(out, "&gt;"); break;
-    case '"': rs_buf_puts(out, "&quot;"); break;
-    case '\'': rs_buf_puts(out, "&#39;"); break;
-    default: rs_buf_putc(out, *s);
-    }
-  }
-}
+/* One escaping rule for page text and SVG: svg.c's. */
+void rs_html_text(rs_buf *out, const char *s) { rs_svg_escape(out, s); }
 
 void rs_html_num(rs_buf *out, double v, int decimals) {
   if (!isfinite(v))

@@ -18,8 +18,16 @@ static const char *const palette[] = {RS_SVG_BLUE,      RS_SVG_ORANGE, RS_SVG_GR
 
 const char *rs_svg_color(size_t i) { return palette[i % (sizeof(palette) / sizeof(palette[0]))]; }
 
+/* Markup characters as entities; control bytes (untrusted names, labels)
+ * as the visible \xHH of the one escaping rule (src/util/escape.h), since
+ * XML 1.0 forbids most of them outright. */
 void rs_svg_escape(rs_buf *out, const char *s) {
   for (; s && *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c < 0x20 || c == 0x7f) {
+      rs_buf_printf(out, "\\x%02X", c);
+      continue;
+    }
     switch (*s) {
     case '&': rs_buf_puts(out, "&amp;"); break;
     case '<': rs_buf_puts(out, "&lt;"); break;
