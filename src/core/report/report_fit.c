@@ -487,6 +487,8 @@ static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report
   rs_buf_puts(w, "\n");
   if (wrap) {
     put_wrapped(out, &prose);
+    if (prose.failed) /* the reset below would forget it */
+      out->failed = true;
     rs_buf_reset(&prose);
   }
   put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);
