@@ -394,7 +394,8 @@ static rs_status split_rows(rs_endpoint_rows **out, size_t *n, rs_arena *arena, 
   for (size_t e = 0; e < x->neps; e++)
     if (eps[e].nrows > 0)
       eps[kept++] = eps[e]; /* an endpoint whose rows held no values */
-  qsort(eps, kept, sizeof(*eps), cmp_rows_name);
+  if (kept > 1)             /* qsort(NULL, 0, ...) is undefined */
+    qsort(eps, kept, sizeof(*eps), cmp_rows_name);
   *out = eps;
   *n = kept;
   return st;

@@ -446,7 +446,8 @@ static rs_status emit_rows(rs_export *x, unsigned ep, size_t *cursor, rs_sample_
 rs_status rs_export_emit_endpoint(rs_export *x, unsigned ep, size_t *cursor, rs_sample_sink sink,
                                   void *ctx, uint64_t *rows, rs_error *err) {
   if (*cursor == 0 && ep == 0)
-    qsort(x->pts, x->n, sizeof(*x->pts), cmp_point);
+    if (x->n > 1) /* qsort(NULL, 0, ...) is undefined */
+      qsort(x->pts, x->n, sizeof(*x->pts), cmp_point);
   return emit_rows(x, ep, cursor, sink, ctx, rows, err);
 }
 

@@ -383,7 +383,8 @@ static rs_status close_interval(rq_run *r, bool full, rs_error *err) {
     vec *x = &r->dur[d];
     if (x->n == 0)
       continue;
-    qsort(x->v, x->n, sizeof(*x->v), cmp_double);
+    if (x->n > 1) /* qsort(NULL, 0, ...) is undefined */
+      qsort(x->v, x->n, sizeof(*x->v), cmp_double);
     for (int q = 0; q < 3; q++) {
       s.v[pct_metrics[d][q]] = quantile(x->v, x->n, levels[q]);
       s.present |= 1u << pct_metrics[d][q];

@@ -365,12 +365,14 @@ rs_status rs_llm_finish(rs_export *x, rs_error *err) {
   rs_status st = RS_OK;
   if (a == NULL || a->n == 0)
     return RS_OK;
-  qsort(a->r, a->n, sizeof(*a->r), by_series);
+  if (a->n > 1) /* qsort(NULL, 0, ...) is undefined */
+    qsort(a->r, a->n, sizeof(*a->r), by_series);
   inc = rs_realloc_array(NULL, a->n, sizeof(*inc));
   if (inc == NULL)
     return rs_error_set(err, RS_NOMEM, x->path, 0, 0, "out of memory for series");
   n = increases(a->r, a->n, inc);
-  qsort(inc, n, sizeof(*inc), by_time);
+  if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+    qsort(inc, n, sizeof(*inc), by_time);
   while (st == RS_OK && i < n) {
     size_t j = i;
     while (j < n && inc[j].family == inc[i].family && inc[j].t == inc[i].t)

@@ -45,7 +45,8 @@ static int cmp_double(const void *pa, const void *pb) {
 /* Sorted, one point per timestamp (per-device rows repeat the rate: the
  * largest is kept), the median step, into arena memory. */
 static rs_status settle(rs_rate_history *out, rs_arena *arena, collector *c, rs_error *err) {
-  qsort(c->p, c->n, sizeof(*c->p), cmp_point);
+  if (c->n > 1) /* qsort(NULL, 0, ...) is undefined */
+    qsort(c->p, c->n, sizeof(*c->p), cmp_point);
   size_t n = 0;
   for (size_t i = 0; i < c->n; i++)
     if (n == 0 || c->p[i].t != c->p[n - 1].t)
