@@ -170,6 +170,8 @@ typedef struct rs_ingest_options {
   const rs_series_map *map;   /* exported formats and mapped CSV; NULL: the defaults */
   const rs_selection *select; /* rows and series kept; NULL: all */
   double interval_s;          /* request logs: seconds per rate row; 0: the default (60) */
+  double instant_t;           /* a scrape without timestamps was taken then (unix seconds);
+                                 0: the file's mtime (record passes the scrape's clock) */
 } rs_ingest_options;
 
 /* The interval over which a request log's rows become rates and percentiles. */

@@ -121,6 +121,7 @@ extern const rs_cli_command rs_cmd_audit;
 extern const rs_cli_command rs_cmd_catalog;
 extern const rs_cli_command rs_cmd_help;
 extern const rs_cli_command rs_cmd_fetch;
+extern const rs_cli_command rs_cmd_record;
 extern const rs_cli_command rs_cmd_diff;
 extern const rs_cli_command rs_cmd_plan;
 extern const rs_cli_command rs_cmd_completion;

@@ -13,10 +13,19 @@
 #include "rightsize/arena.h"
 #include "rightsize/version.h"
 
-const rs_cli_command *const rs_cli_commands[] = {
-    &rs_cmd_profile, &rs_cmd_recommend, &rs_cmd_check,      &rs_cmd_audit,
-    &rs_cmd_catalog, &rs_cmd_diff,      &rs_cmd_fetch,      &rs_cmd_plan,
-    &rs_cmd_config,  &rs_cmd_help,      &rs_cmd_completion, NULL};
+const rs_cli_command *const rs_cli_commands[] = {&rs_cmd_profile,
+                                                 &rs_cmd_recommend,
+                                                 &rs_cmd_check,
+                                                 &rs_cmd_audit,
+                                                 &rs_cmd_catalog,
+                                                 &rs_cmd_diff,
+                                                 &rs_cmd_fetch,
+                                                 &rs_cmd_record,
+                                                 &rs_cmd_plan,
+                                                 &rs_cmd_config,
+                                                 &rs_cmd_help,
+                                                 &rs_cmd_completion,
+                                                 NULL};
 
 /* argv with the config file's words for cmd before it, in the arena; argv
  * itself without a file, for a command that does not report, or with

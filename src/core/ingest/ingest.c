@@ -634,6 +634,8 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
   double instant_t = 0.0;
   if (st == RS_OK && strcmp(path, "-") != 0 && stat(path, &sb) == 0)
     instant_t = (double)sb.st_mtime;
+  if (opts != NULL && opts->instant_t > 0)
+    instant_t = opts->instant_t;
   if (st == RS_OK)
     st = rs_ingest_export_at(path, data, len, f, instant_t, opts, sink, ctx, result, err);
   rs_arena_release(&arena);
