@@ -193,6 +193,12 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
                 "found a timestamp in a scrape whose first samples had none, expected one "
                 "scrape without timestamps or scrapes with them (see docs/sources.md)",
                 err);
+  if (tlen == 0 && !(r->x->instant_t > 0))
+    return fail(l, ts,
+                "expected a timestamp in milliseconds after the value: a scrape without "
+                "timestamps read from standard input has no time of its own (save it to a file, "
+                "or record it with 'rightsize record dcgm')",
+                err);
   ms = (int64_t)(r->x->instant_t * 1000.0);
   if (tlen > 0 &&
       (rs_num_parse_int64(ts, tlen, &ms) != RS_OK || !rs_time_in_range((double)ms / 1000.0)))
