@@ -281,8 +281,10 @@ static const bad_case bad_cases[] = {
     {PJ("[" FB("[]") "]"), RS_FORMAT_AUTO, RS_INVALID, 1, 1, "the series hold no points"},
     {"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 15 1000\nDCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 15\n",
      RS_FORMAT_AUTO, RS_INVALID, 2, 33, "expected a timestamp in milliseconds after the value"},
+    /* Text in memory has no modification time: a scrape without timestamps
+     * is refused at its first sample (a file's mixing is a CLI case). */
     {"DCGM_FI_DEV_GPU_UTIL{gpu=\"0\"} 15\nDCGM_FI_DEV_GPU_UTIL{gpu=\"1\"} 15 1000\n",
-     RS_FORMAT_AUTO, RS_INVALID, 2, 34, "found a timestamp in a scrape whose first samples"},
+     RS_FORMAT_AUTO, RS_INVALID, 1, 33, "has no time of its own"},
     {"DCGM_FI_DEV_GPU_UTIL{gpu=\"0} 15 1000\n", RS_FORMAT_AUTO, RS_INVALID, 1, 26,
      "unterminated label value"},
     {"DCGM_FI_DEV_GPU_UTIL{gpu=0} 15 1000\n", RS_FORMAT_AUTO, RS_INVALID, 1, 26,
