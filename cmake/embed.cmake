@@ -4,9 +4,11 @@
 # catalog's own parser and validator (the catalog and document sources of
 # core, and util): it reads catalogs/${RS_CATALOG_FILE}, fails the build if
 # the catalog is invalid, and writes generated/catalog_compiled.c, the
-# catalog as const tables with its SHA-256 as a constant. rs_core compiles
-# that file; src/core/catalog/catalog_builtin.c hands it out. Editing the
-# catalog (or the parser) regenerates it.
+# catalog as const tables with its SHA-256 as a constant, and the projection
+# model fitted to its calibration rows (src/core/model/projection.c, the
+# fit a run would do). rs_core compiles that file;
+# src/core/catalog/catalog_builtin.c and src/core/model/projection_builtin.c
+# hand it out. Editing the catalog, the parser or the fit regenerates it.
 
 set(RS_CATALOG_FILE rightsize-2026.12.0.yaml CACHE STRING "catalog file under catalogs/ compiled in")
 set(RS_CATALOG_YAML ${CMAKE_SOURCE_DIR}/catalogs/${RS_CATALOG_FILE})
@@ -20,10 +22,11 @@ set(RS_CATALOG_GEN_SOURCES
     ${CMAKE_SOURCE_DIR}/src/core/catalog/workload.c
     ${CMAKE_SOURCE_DIR}/src/core/profile/doc.c
     ${CMAKE_SOURCE_DIR}/src/core/profile/doc_yaml.c
-    ${CMAKE_SOURCE_DIR}/src/core/profile/doc_json.c)
+    ${CMAKE_SOURCE_DIR}/src/core/profile/doc_json.c
+    ${CMAKE_SOURCE_DIR}/src/core/model/projection.c)
 add_executable(catalog_gen ${RS_CATALOG_GEN_SOURCES})
 target_include_directories(catalog_gen PRIVATE ${CMAKE_SOURCE_DIR}/src/core/catalog
-                           ${CMAKE_SOURCE_DIR}/src/core/profile)
+                           ${CMAKE_SOURCE_DIR}/src/core/profile ${CMAKE_SOURCE_DIR}/src/core/model)
 target_link_libraries(catalog_gen PRIVATE rs_util rs_util_private PkgConfig::YAML PkgConfig::CJSON)
 
 add_custom_command(

@@ -8,17 +8,22 @@
  * as `rs_catalog_compiled` (src/core/catalog/catalog_builtin.c copies it into
  * a run's arena). An invalid catalog fails the build with the error a run
  * would print. NAME is the file name reports show ("rightsize-2026.12.0.yaml").
+ * It also fits the catalog's projection model (rs_proj_fit with the
+ * leave-one-out errors, the same code a run would call) and writes it as
+ * `rs_proj_compiled` (src/core/model/projection_builtin.c).
  *
  * Every field of rs_accelerator, rs_instance, rs_calibration and rs_catalog
  * is written; tests/unit/test_catalog.c compares the result with a run-time
  * parse of the same file, padding and all, so a field added to a struct and
- * not here fails that test. */
+ * not here fails that test; tests/unit/test_projection_builtin.c does the
+ * same for the model. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "projection.h"
 #include "rightsize/catalog.h"
 
 /* A C string literal: printable ASCII as is, the rest as three-digit octal
@@ -158,11 +163,99 @@ static void put_calibration(FILE *f, const rs_catalog *cat, const rs_calibration
     fputs((n) ? "};\n\n" : "  {0}};\n\n", f);                                                      \
   } while (0)
 
-static void put_catalog(FILE *f, const rs_catalog *cat, const char *in) {
+static void put_error(FILE *f, const rs_proj_error *e) {
+  fprintf(f, "{%zu, ", e->n);
+  put_num(f, e->median);
+  fputs(", ", f);
+  put_num(f, e->worst);
+  fputs("}", f);
+}
+
+/* A numbers array of n doubles, n ints or n bools, braced. */
+static void put_nums(FILE *f, const double *v, size_t n) {
+  fputs("{", f);
+  for (size_t i = 0; i < n; i++) {
+    put_num(f, v[i]);
+    fputs(i + 1 < n ? ", " : "}", f);
+  }
+}
+
+static void put_model_arrays(FILE *f, const rs_catalog *cat, const rs_proj_model *m) {
+  fprintf(f, "static const rs_proj_device proj_devices[%zu] = {\n", m->ndevices ? m->ndevices : 1);
+  for (size_t d = 0; d < m->ndevices; d++) {
+    fprintf(f, "  {&accelerators[%zu], ", (size_t)(m->devices[d].accel - cat->accelerators));
+    put_num(f, m->devices[d].log_eff);
+    fputs(", ", f);
+    put_num(f, m->devices[d].log_bw_eff);
+    fputs("},\n", f);
+  }
+  fputs(m->ndevices ? "};\n\n" : "  {0}};\n\n", f);
+  fprintf(f, "static const rs_proj_row proj_rows[%zu] = {\n", m->nrows ? m->nrows : 1);
+  for (size_t i = 0; i < m->nrows; i++) {
+    fprintf(f, "  {&calibration[%zu], %zu, %zu, ", (size_t)(m->rows[i].cal - cat->calibration),
+            m->rows[i].dev, m->rows[i].group);
+    put_num(f, m->rows[i].x);
+    fputs("},\n", f);
+  }
+  fputs(m->nrows ? "};\n\n" : "  {0}};\n\n", f);
+  fprintf(f, "static const double proj_group_scale[%zu] = ", m->ngroups ? m->ngroups : 1);
+  if (m->ngroups)
+    put_nums(f, m->group_scale, m->ngroups);
+  else
+    fputs("{0}", f);
+  fprintf(f, ";\n\nstatic const rs_proj_pair proj_pairs[%zu] = {\n", m->npairs ? m->npairs : 1);
+  for (size_t i = 0; i < m->npairs; i++) {
+    const rs_proj_pair *p = &m->pairs[i];
+    fprintf(f, "  {%zu, %zu, ", p->a, p->b);
+    put_num(f, p->published);
+    fputs(", ", f);
+    put_num(f, p->projected);
+    fprintf(f, ", %d},\n", (int)p->path);
+  }
+  fputs(m->npairs ? "};\n\n" : "  {0}};\n\n", f);
+}
+
+/* The fitted projection model, pointing into the tables above. */
+static void put_model(FILE *f, const rs_catalog *cat, const rs_proj_model *m) {
+  put_model_arrays(f, cat, m);
+  fputs("extern const rs_proj_model rs_proj_compiled;\n"
+        "const rs_proj_model rs_proj_compiled = {\n .cat = &rs_catalog_compiled,\n"
+        " .rows = (rs_proj_row *)proj_rows,",
+        f);
+  fprintf(f, " .nrows = %zu,\n .devices = (rs_proj_device *)proj_devices, .ndevices = %zu,\n",
+          m->nrows, m->ndevices);
+  fprintf(f, " .ngroups = %zu, .group_scale = (double *)proj_group_scale,\n .log_intensity = ",
+          m->ngroups);
+  put_nums(f, m->log_intensity, RS_WORKLOAD_COUNT);
+  fputs(",\n .bench_log_i = NULL,\n .precision = {", f);
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
+    fprintf(f, "%d%s", (int)m->precision[w], w + 1 < RS_WORKLOAD_COUNT ? ", " : "},\n");
+  fputs(" .fitted = {", f);
+  for (int w = 0; w < RS_WORKLOAD_COUNT; w++)
+    fprintf(f, "%s%s", m->fitted[w] ? "true" : "false", w + 1 < RS_WORKLOAD_COUNT ? ", " : "},\n");
+  fputs(" .prior_log_eff = ", f);
+  put_num(f, m->prior_log_eff);
+  fputs(",\n .loo = {", f);
+  for (int p = 0; p < RS_PROJ_PATH_COUNT; p++) {
+    fputs(p ? ",\n         {" : "{", f);
+    for (int w = 0; w <= RS_WORKLOAD_COUNT; w++) {
+      put_error(f, &m->loo[p][w]);
+      fputs(w < RS_WORKLOAD_COUNT ? ", " : "}", f);
+    }
+  }
+  fputs("},\n .chain = {", f);
+  for (int w = 0; w <= RS_WORKLOAD_COUNT; w++) {
+    put_error(f, &m->chain[w]);
+    fputs(w < RS_WORKLOAD_COUNT ? ", " : "},\n", f);
+  }
+  fprintf(f, " .pairs = (rs_proj_pair *)proj_pairs, .npairs = %zu};\n", m->npairs);
+}
+
+static void put_catalog(FILE *f, const rs_catalog *cat, const rs_proj_model *m, const char *in) {
   fprintf(f, "/* Generated by catalog_gen from ");
   put_str(f, in);
   fputs("; do not edit. */\n#include <math.h>\n#include <stddef.h>\n\n"
-        "#include \"rightsize/catalog.h\"\n\n",
+        "#include \"projection.h\"\n#include \"rightsize/catalog.h\"\n\n",
         f);
   fprintf(f, "static const char *const sources[%zu] = {\n", cat->nsources ? cat->nsources : 1);
   for (size_t i = 0; i < cat->nsources; i++) {
@@ -193,7 +286,8 @@ static void put_catalog(FILE *f, const rs_catalog *cat, const char *in) {
   fprintf(f, "\n .instances = (rs_instance *)instances, .ninstances = %zu,", cat->ninstances);
   fprintf(f, "\n .calibration = (rs_calibration *)calibration, .ncalibration = %zu,",
           cat->ncalibration);
-  fprintf(f, "\n .sha256 = \"%s\",\n .embedded = true};\n", cat->sha256);
+  fprintf(f, "\n .sha256 = \"%s\",\n .embedded = true};\n\n", cat->sha256);
+  put_model(f, cat, m);
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -232,6 +326,7 @@ static char *slurp(const char *path, size_t *len) {
 int main(int argc, char **argv) {
   rs_arena arena;
   rs_catalog *cat;
+  rs_proj_model model;
   rs_error err;
   char msg[1024], tmp[4096];
   size_t len = 0;
@@ -252,12 +347,16 @@ int main(int argc, char **argv) {
             argv[1]);
     return 1;
   }
+  if (rs_proj_fit(&model, &arena, cat, true) != RS_OK) {
+    fprintf(stderr, "catalog_gen: out of memory fitting the projection model\n");
+    return 1;
+  }
   snprintf(tmp, sizeof(tmp), "%s.tmp", argv[3]);
   if ((out = fopen(tmp, "w")) == NULL) {
     fprintf(stderr, "catalog_gen: %s: %s\n", tmp, strerror(errno));
     return 1;
   }
-  put_catalog(out, cat, argv[2]);
+  put_catalog(out, cat, &model, argv[2]);
   if (ferror(out) | fclose(out) || rename(tmp, argv[3]) != 0) {
     fprintf(stderr, "catalog_gen: cannot write %s\n", argv[3]);
     remove(tmp);
