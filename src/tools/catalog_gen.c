@@ -171,7 +171,7 @@ static void put_error(FILE *f, const rs_proj_error *e) {
   fputs("}", f);
 }
 
-/* A numbers array of n doubles, n ints or n bools, braced. */
+/* n doubles, braced. */
 static void put_nums(FILE *f, const double *v, size_t n) {
   fputs("{", f);
   for (size_t i = 0; i < n; i++) {
