@@ -59,6 +59,10 @@ void *rs_arena_alloc(rs_arena *arena, size_t size);
  * size_t fails with RS_LIMIT instead of wrapping round to a small block. */
 void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size);
 
+/* A copy of the n elements of size bytes at src, followed by one zeroed
+ * element (a terminator, as arrays built in an arena keep), or NULL. */
+void *rs_arena_dup_array(rs_arena *arena, const void *src, size_t n, size_t size);
+
 /* Copies n bytes of s and a terminating NUL into the arena (NULL on failure). */
 char *rs_arena_strndup(rs_arena *arena, const char *s, size_t n);
 char *rs_arena_strdup(rs_arena *arena, const char *s);

@@ -237,11 +237,10 @@ rs_status rs_catalog_parse(rs_catalog **out, rs_arena *arena, const char *name, 
  * path or a directory without catalogs. */
 rs_status rs_catalog_load(rs_catalog **out, rs_arena *arena, const char *path, rs_error *err);
 
-/* The compiled-in catalog: its bytes (borrowed, static), its length and its
- * file name ("rightsize-2026.12.0.yaml"). */
-void rs_catalog_embedded(const char **data, size_t *len, const char **name);
-
-/* Parses the compiled-in catalog (rs_catalog_parse on rs_catalog_embedded). */
+/* The compiled-in catalog, named by its file ("rightsize-2026.12.0.yaml"):
+ * parsed, validated and hashed when rightsize was built (the same
+ * rs_catalog_parse, run by the build's catalog_gen) and copied into the
+ * arena here, so it costs a run no parsing. Only a full arena fails. */
 rs_status rs_catalog_default(rs_catalog **out, rs_arena *arena, rs_error *err);
 
 /* The first instance named `name` (exact, then case-insensitive), or NULL.

@@ -1,7 +1,8 @@
 /* HTTP GET behind a small transport interface.
  *
- * The real transport is libcurl (src/core/transport_curl.c, the only file
- * that includes <curl/curl.h>); tests inject a fake one. rs_http_get adds
+ * The real transport is libcurl (src/core/net/transport_curl.c, the only
+ * file that includes <curl/curl.h>; libcurl is loaded when the transport is
+ * made, not linked); tests inject a fake one. rs_http_get adds
  * what every caller needs on top of one request: retries with exponential
  * backoff on 429 and 5xx, and one-line errors that never contain the
  * credential. */
@@ -40,7 +41,9 @@ struct rs_transport {
   void *ctx;
 };
 
-/* The libcurl transport. The handle belongs to the caller (rs_transport_free). */
+/* The libcurl transport: loads libcurl.so.4 (dlopen) and looks up the
+ * functions it calls; RS_INTERNAL naming the library when it cannot. The
+ * handle belongs to the caller (rs_transport_free). */
 rs_status rs_transport_curl_new(rs_transport **out, rs_error *err);
 void rs_transport_free(rs_transport *t);
 

@@ -115,6 +115,13 @@ void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size) {
   return rs_arena_alloc(arena, total);
 }
 
+void *rs_arena_dup_array(rs_arena *arena, const void *src, size_t n, size_t size) {
+  void *dst = n == SIZE_MAX ? fail(arena, RS_LIMIT) : rs_arena_alloc_array(arena, n + 1, size);
+  if (dst != NULL && n > 0)
+    memcpy(dst, src, n * size);
+  return dst;
+}
+
 char *rs_arena_strndup(rs_arena *arena, const char *s, size_t n) {
   char *p;
   if (n == SIZE_MAX)

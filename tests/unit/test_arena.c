@@ -86,6 +86,26 @@ static void test_alloc_array(void **state) {
   free(d);
 }
 
+/* A copy, then one zeroed element; an overflowing count is refused. */
+static void test_dup_array(void **state) {
+  static const int src[3] = {7, -1, 42};
+  (void)state;
+  rs_arena a;
+  rs_arena_init(&a, 0);
+  int *p = rs_arena_dup_array(&a, src, 3, sizeof(int));
+  assert_non_null(p);
+  assert_ptr_not_equal(p, src);
+  assert_memory_equal(p, src, sizeof(src));
+  assert_int_equal(p[3], 0);
+  int *none = rs_arena_dup_array(&a, NULL, 0, sizeof(int)); /* just the terminator */
+  assert_non_null(none);
+  assert_int_equal(none[0], 0);
+  assert_null(rs_arena_dup_array(&a, src, SIZE_MAX, 1));
+  assert_int_equal(rs_arena_status(&a), RS_LIMIT);
+  assert_null(rs_arena_dup_array(&a, src, SIZE_MAX / 8, 8));
+  rs_arena_release(&a);
+}
+
 static void test_cap_is_limit(void **state) {
   (void)state;
   rs_arena a;
@@ -227,6 +247,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_size_mul),
       cmocka_unit_test(test_alloc_array),
+      cmocka_unit_test(test_dup_array),
       cmocka_unit_test(test_cap_is_limit),
       cmocka_unit_test(test_malloc_failure_is_nomem),
       cmocka_unit_test(test_printf),

@@ -1,4 +1,4 @@
-/* The catalog loader: the shipped catalog's facts, the embedded copy, the
+/* The catalog loader: the shipped catalog's facts, the compiled copy, the
  * directory rule, and one test per validation error with its position. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +11,6 @@
 #include <cmocka.h>
 
 #include "rightsize/catalog.h"
-#include "sha256.h"
 #include "test_support.h"
 
 /* cmocka before 1.1.6 has no assert_double_equal. */
@@ -37,20 +36,139 @@ static char *slurp(const char *path, size_t *len) {
   return buf;
 }
 
-static void test_embedded_equals_yaml(void **state) {
-  const char *data, *name;
-  size_t len, flen;
-  char *file = slurp(SHIPPED, &flen);
-  char h1[RS_SHA256_HEX_SIZE], h2[RS_SHA256_HEX_SIZE];
-  (void)state;
-  rs_catalog_embedded(&data, &len, &name);
-  assert_string_equal(name, "rightsize-2026.12.0.yaml");
-  rs_sha256_hex(h1, data, len);
-  rs_sha256_hex(h2, file, flen);
-  assert_string_equal(h1, h2);
-  assert_int_equal(len, flen);
-  assert_memory_equal(data, file, len);
+/* Both strings equal (or both NULL), then both cleared so the bytes left
+ * to compare are the numbers, enums, flags and positions. */
+static void same_str(const char **a, const char **b) {
+  if (*a == NULL || *b == NULL)
+    assert_ptr_equal(*a, *b);
+  else
+    assert_string_equal(*a, *b);
+  *a = *b = NULL;
+}
+
+/* Both links name the same row of their own catalog's accelerators. */
+static void same_accel(const rs_accelerator **a, const rs_catalog *ca, const rs_accelerator **b,
+                       const rs_catalog *cb) {
+  if (*a == NULL || *b == NULL)
+    assert_ptr_equal(*a, *b);
+  else
+    assert_int_equal(*a - ca->accelerators, *b - cb->accelerators);
+  *a = *b = NULL;
+}
+
+static void same_accelerator(const rs_accelerator *pa, const rs_accelerator *pb) {
+  rs_accelerator a, b;
+  memcpy(&a, pa, sizeof(a)); /* memcpy, not assignment: padding too */
+  memcpy(&b, pb, sizeof(b));
+  same_str(&a.key, &b.key);
+  same_str(&a.vendor, &b.vendor);
+  same_str(&a.name, &b.name);
+  same_str(&a.form_factor, &b.form_factor);
+  same_str(&a.memory_type, &b.memory_type);
+  same_str(&a.source, &b.source);
+  same_str(&a.notes, &b.notes);
+  same_str(&a.architecture, &b.architecture);
+  assert_memory_equal(&a, &b, sizeof(a));
+}
+
+static void same_instance(const rs_catalog *ca, const rs_instance *pa, const rs_catalog *cb,
+                          const rs_instance *pb) {
+  rs_instance a, b;
+  memcpy(&a, pa, sizeof(a));
+  memcpy(&b, pb, sizeof(b));
+  same_str(&a.provider, &b.provider);
+  same_str(&a.name, &b.name);
+  same_str(&a.family, &b.family);
+  same_str(&a.region, &b.region);
+  same_str(&a.cpu, &b.cpu);
+  same_str(&a.accelerator_basis, &b.accelerator_basis);
+  same_str(&a.as_of, &b.as_of);
+  same_str(&a.source, &b.source);
+  same_str(&a.notes, &b.notes);
+  same_accel(&a.accelerator, ca, &b.accelerator, cb);
+  assert_memory_equal(&a, &b, sizeof(a));
+}
+
+static void same_calibration(const rs_catalog *ca, const rs_calibration *pa, const rs_catalog *cb,
+                             const rs_calibration *pb) {
+  rs_calibration a, b;
+  memcpy(&a, pa, sizeof(a));
+  memcpy(&b, pb, sizeof(b));
+  same_str(&a.model, &b.model);
+  same_str(&a.benchmark, &b.benchmark);
+  same_accel(&a.accelerator, ca, &b.accelerator, cb);
+  same_str(&a.unit, &b.unit);
+  same_str(&a.software, &b.software);
+  same_str(&a.round, &b.round);
+  same_str(&a.scenario, &b.scenario);
+  same_str(&a.submitter, &b.submitter);
+  same_str(&a.system, &b.system);
+  same_str(&a.source, &b.source);
+  same_str(&a.notes, &b.notes);
+  assert_memory_equal(&a, &b, sizeof(a));
+}
+
+/* The built-in catalog, compiled at build time by catalog_gen, is the
+ * run-time parse of the shipped file: every string by content, every
+ * accelerator link by row, and the rest of every struct byte for byte, so a
+ * field the generator forgets (or writes rounded) fails here. */
+static void test_compiled_equals_parse(void **state) {
+  rs_catalog *compiled, *parsed, a, b;
+  rs_error err;
+  size_t len;
+  char *file = slurp(SHIPPED, &len);
+  rs_error_clear(&err);
+  assert_int_equal(rs_catalog_default(&compiled, *state, &err), RS_OK);
+  assert_int_equal(rs_catalog_parse(&parsed, *state, "rightsize-2026.12.0.yaml", file, len, &err),
+                   RS_OK);
   free(file);
+  assert_true(compiled->embedded);
+  assert_false(parsed->embedded);
+  assert_int_equal(compiled->naccelerators, parsed->naccelerators);
+  assert_int_equal(compiled->ninstances, parsed->ninstances);
+  assert_int_equal(compiled->ncalibration, parsed->ncalibration);
+  assert_int_equal(compiled->nsources, parsed->nsources);
+  for (size_t i = 0; i < parsed->naccelerators; i++)
+    same_accelerator(&compiled->accelerators[i], &parsed->accelerators[i]);
+  for (size_t i = 0; i < parsed->ninstances; i++)
+    same_instance(compiled, &compiled->instances[i], parsed, &parsed->instances[i]);
+  for (size_t i = 0; i < parsed->ncalibration; i++)
+    same_calibration(compiled, &compiled->calibration[i], parsed, &parsed->calibration[i]);
+  for (size_t i = 0; i < parsed->nsources; i++)
+    assert_string_equal(compiled->sources[i], parsed->sources[i]);
+  memcpy(&a, compiled, sizeof(a));
+  memcpy(&b, parsed, sizeof(b));
+  same_str(&a.path, &b.path);
+  same_str(&a.version, &b.version);
+  same_str(&a.prices_as_of, &b.prices_as_of);
+  same_str(&a.currency, &b.currency);
+  a.sources = b.sources = NULL;
+  a.accelerators = b.accelerators = NULL;
+  a.instances = b.instances = NULL;
+  a.calibration = b.calibration = NULL;
+  a.embedded = b.embedded = false;
+  assert_memory_equal(&a, &b, sizeof(a)); /* the SHA-256 (a constant) among them */
+}
+
+/* Each run gets its own writable copy: pricing one leaves the next alone,
+ * and its links point into its own accelerators. */
+static void test_default_is_a_private_copy(void **state) {
+  rs_catalog *one, *two;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_catalog_default(&one, *state, &err), RS_OK);
+  assert_int_equal(rs_catalog_default(&two, *state, &err), RS_OK);
+  assert_ptr_not_equal(one->instances, two->instances);
+  one->instances[0].price_usd_per_hour = 1e9;
+  assert_true(two->instances[0].price_usd_per_hour < 1e9);
+  for (size_t i = 0; i < one->ninstances; i++) {
+    const rs_accelerator *acc = one->instances[i].accelerator;
+    if (acc != NULL)
+      assert_ptr_equal(acc, rs_catalog_find_accelerator(one, acc->key));
+  }
+  for (size_t i = 0; i < one->ncalibration; i++)
+    assert_ptr_equal(one->calibration[i].accelerator,
+                     rs_catalog_find_accelerator(one, one->calibration[i].accelerator->key));
 }
 
 static void test_shipped_catalog_facts(void **state) {
@@ -355,7 +473,8 @@ static void test_duplicate_accelerator_and_syntax(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_embedded_equals_yaml),
+      cmocka_unit_test_setup_teardown(test_compiled_equals_parse, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_default_is_a_private_copy, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_shipped_catalog_facts, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_shipped_unknowns_stay_unknown, setup_arena,
                                       teardown_arena),

@@ -705,7 +705,7 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false, {0}};
   rs_status st;
   *out = NULL;
-  if (rs_proj_fit(&ctx.proj, arena, cat, true) != RS_OK)
+  if (rs_proj_fit_catalog(&ctx.proj, arena, cat) != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
   if (opts == NULL) {
     rs_fit_options_init(&defaults);

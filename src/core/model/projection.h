@@ -97,6 +97,12 @@ typedef struct rs_proj_model {
  * projection then takes the spec path). */
 rs_status rs_proj_fit(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat, bool loo);
 
+/* rs_proj_fit with loo, except for the built-in catalog (rs_catalog_default),
+ * whose model was fitted by the same code when rightsize was built
+ * (projection_builtin.c): copied into arena, pointing into cat, without the
+ * fit's scratch (bench_log_i is NULL). RS_NOMEM only. */
+rs_status rs_proj_fit_catalog(rs_proj_model *out, rs_arena *arena, const rs_catalog *cat);
+
 /* What to project: the two shapes and what the profile says. */
 typedef struct rs_proj_query {
   const rs_instance *source, *target;
