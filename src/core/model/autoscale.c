@@ -307,8 +307,8 @@ static const char *mix_why(const rs_autoscale_plan *a, const rs_candidate *c, do
     return rs_arena_printf(
         arena,
         "%u on-demand replica%s alone carr%s %.2f req/s within %.0f ms at up to %.0f%% "
-        "utilization (%s), at least the %.2f req/s they must carry; the other "
-        "%u of the static %u keep the full SLO at the %.0f%% ceiling, on spot",
+        "utilization (%s), at least the %.2f req/s on-demand must carry; spot takes the "
+        "other %u of the static %u, the headroom the full SLO needs at the %.0f%% ceiling",
         a->ondemand, a->ondemand == 1 ? "" : "s", a->ondemand == 1 ? "ies" : "y",
         a->mix_carried_rps, a->degraded_ms, a->degraded_util * 100.0, bound, a->mix_need_rps,
         a->spot, c->replicas, max_util * 100.0);
@@ -318,7 +318,7 @@ static const char *mix_why(const rs_autoscale_plan *a, const rs_candidate *c, do
   return rs_arena_printf(
       arena,
       "no spot: %u on-demand replica%s carr%s only %.2f req/s within %.0f ms at up to "
-      "%.0f%% utilization (%s), below the %.2f req/s they must carry (the "
+      "%.0f%% utilization (%s), below the %.2f req/s on-demand must carry (the "
       "design peak or the history's peak, the larger)",
       a->ondemand - 1, a->ondemand == 2 ? "" : "s", a->ondemand == 2 ? "ies" : "y",
       fmax(a->mix_short_rps, 0.0), a->degraded_ms, a->degraded_util * 100.0, bound,
