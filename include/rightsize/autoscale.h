@@ -31,9 +31,10 @@
 #define RS_AS_STABILIZE_S 300.0     /* scale-in waits this long (the HPA default window) */
 #define RS_AS_IDLE_STRETCH_S 3600.0 /* idle stretches shorter than this do not count */
 #define RS_AS_SPOT_DEGRADE 2.0      /* the degraded target: this x the SLO, on-demand alone */
-#define RS_AS_LEAD_GPU_S 300.0      /* default scale-out lead time: accelerator shapes */
-#define RS_AS_LEAD_CPU_S 120.0      /* default scale-out lead time: CPU shapes */
-#define RS_AS_BUCKETS 168           /* hours of the week */
+#define RS_AS_SPOT_DEGRADED_UTIL 0.95 /* the utilization ceiling on-demand alone may run at */
+#define RS_AS_LEAD_GPU_S 300.0        /* default scale-out lead time: accelerator shapes */
+#define RS_AS_LEAD_CPU_S 120.0        /* default scale-out lead time: CPU shapes */
+#define RS_AS_BUCKETS 168             /* hours of the week */
 
 /* One request-rate observation of the whole endpoint (requests/s, growth applied). */
 typedef struct rs_rate_point {
@@ -107,13 +108,20 @@ typedef struct rs_autoscale_plan {
   bool zero_ok;
   const char *zero_why;
   /* spot mix */
-  double degraded_ms; /* the target the on-demand part meets alone */
+  double degraded_ms;     /* the target the on-demand part meets alone */
+  double degraded_util;   /* the utilization ceiling it may run at (RS_AS_SPOT_DEGRADED_UTIL) */
+  double mix_need_rps;    /* what on-demand alone carries: max(design peak, history's peak) */
+  double mix_carried_rps; /* what the on-demand replicas carry within the degraded limits */
+  double mix_short_rps;   /* what one on-demand replica fewer carries; NaN with one */
+  bool mix_latency_bound; /* the degraded latency target binds before the ceiling */
   unsigned ondemand, spot;
   double spot_usd_hour; /* NaN unpriced */
   const char *spot_basis;
   double mix_usd_month, mix_saved_month; /* NaN unpriced */
+  const char *mix_why;                   /* why the mix is what it is, with the numbers */
   rs_replay spot_removed;                /* on-demand alone, against the degraded target */
-  uint64_t spot_removed_full_violating;  /* the same replay against the full SLO */
+  rs_replay spot_removed_full;           /* the same replay against the full SLO: the exposure */
+  uint64_t spot_removed_full_violating;  /* spot_removed_full.violating */
 } rs_autoscale_plan;
 
 /* Reads the endpoint's request-rate history from the profile behind sum

@@ -68,6 +68,10 @@ rs_status rs_overlay_load(rs_overlay **out, rs_arena *arena, const char *path, r
  * The most specific matching rule wins (instance > family > provider >
  * global); discounts do not compound. RS_USAGE for reserved without
  * reserved_discount_pct. */
+/* The spot price per hour the overlay's most specific rule matching in
+ * gives (NULL overlay: none); NaN when no rule gives one. */
+double rs_pricing_spot_rule(const rs_overlay *overlay, const rs_instance *in);
+
 rs_status rs_pricing_apply(rs_catalog *cat, rs_price_basis basis, const rs_overlay *overlay,
                            rs_error *err);
 

@@ -12,13 +12,17 @@
 
 #define RS_PLAN_JSON_SCHEMA "rightsize.plan/1"
 
-/* The human text of `rightsize plan` for endpoint `name`. */
+/* The human text of `rightsize plan` for endpoint `name`: plan a in full,
+ * then the candidates table of cands[0..ncands) (none: no table). */
 rs_status rs_report_plan_text(rs_buf *out, const char *name, const rs_fit_result *res,
-                              const rs_autoscale_plan *a);
+                              const rs_autoscale_plan *a, const rs_autoscale_plan *cands,
+                              size_t ncands);
 
-/* The JSON document of `rightsize plan --format json`. */
+/* The JSON document of `rightsize plan --format json`: a, and cands as the
+ * `candidates` array. */
 rs_status rs_report_plan_json(rs_buf *out, const char *name, const rs_fit_result *res,
-                              const rs_autoscale_plan *a);
+                              const rs_autoscale_plan *a, const rs_autoscale_plan *cands,
+                              size_t ncands);
 
 /* A Kubernetes HorizontalPodAutoscaler (autoscaling/v2) on a per-pod
  * request-rate metric, for a Deployment named `name`. */

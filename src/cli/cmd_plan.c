@@ -23,6 +23,8 @@ typedef struct plan_opts {
   double lead_s;        /* NaN: the family default */
   double spot_discount; /* percent; NaN: none */
   bool spot_full_slo;
+  const char *shape; /* the shape planned in full; NULL: the recommended one */
+  unsigned shapes;   /* the cheapest fitting shapes planned in the candidates table */
   rs_cli_fit_opts f;
 } plan_opts;
 _Static_assert(sizeof(out_format) == sizeof(int), "a CHOICE field is an int");
@@ -43,6 +45,12 @@ static const rs_cli_opt plan_options[] = {
      .lo = 0, .hi = 100, .below_hi = true},
     {RS_CLI_OPT("spot-full-slo", 0, RS_CLI_FLAG, OPT(spot_full_slo), NULL,
                 "the on-demand part alone must meet the full SLO (default: 2x the SLO)")},
+    {RS_CLI_OPT(
+        "shape", 0, RS_CLI_STRING, OPT(shape), "NAME",
+        "plan this fitting shape in full (and in --snippet) instead of the recommended one")},
+    {RS_CLI_OPT("shapes", 0, RS_CLI_COUNT, OPT(shapes), "N",
+                "plan the N cheapest fitting shapes for the candidates table (default 5, 0: none)"),
+     .lo = 0, .hi = 64},
     RS_CLI_FIT_OPTIONS(plan_opts, f),
     {0}};
 
@@ -51,24 +59,73 @@ static void init_options(void *opts) {
   rs_cli_fit_init(&o->f);
   o->lead_s = NAN;
   o->spot_discount = NAN;
+  o->shapes = 5;
 }
 
-/* The shape to plan: the verdict's target, else the current deployment. */
-static const rs_candidate *planned(const rs_fit_result *r) {
-  return r->verdict.target ? r->verdict.target : &r->current;
+/* The shape to plan in full: --shape among the fitting ones (or the
+ * current deployment when it fits), else the verdict's target, else the
+ * current deployment. */
+static rs_status planned(const rs_candidate **out, const rs_fit_result *r, const char *shape,
+                         rs_error *err) {
+  *out = r->verdict.target ? r->verdict.target : &r->current;
+  if (shape == NULL)
+    return RS_OK;
+  for (size_t i = 0; i < r->nfitting; i++)
+    if (strcmp(r->fitting[i].inst->name, shape) == 0) {
+      *out = &r->fitting[i];
+      return RS_OK;
+    }
+  if (r->current.fits && strcmp(r->current.inst->name, shape) == 0) {
+    *out = &r->current;
+    return RS_OK;
+  }
+  return rs_error_set(err, RS_USAGE, NULL, 0, 0,
+                      "--shape '%s': not one of the %zu fitting shapes of this profile "
+                      "(`rightsize recommend --top 0` lists them)",
+                      shape, r->nfitting);
 }
+
+typedef struct plans {
+  rs_autoscale_plan *full;
+  rs_autoscale_plan *cands; /* the cheapest fitting shapes that can be planned, ranked */
+  size_t ncands;
+} plans;
 
 static rs_status write_plan(rs_buf *out, const plan_opts *o, const rs_fit_result *r,
-                            const rs_autoscale_plan *a) {
+                            const plans *ps) {
   const char *name = r->summary->name;
+  const rs_autoscale_plan *a = ps->full;
   switch (o->snippet) {
   case SNIP_HPA: return rs_report_plan_hpa(out, name, a);
   case SNIP_KEDA: return rs_report_plan_keda(out, name, a);
   case SNIP_SAGEMAKER: return rs_report_plan_sagemaker(out, name, a);
   default: break;
   }
-  return o->format == FMT_JSON ? rs_report_plan_json(out, name, r, a)
-                               : rs_report_plan_text(out, name, r, a);
+  return o->format == FMT_JSON ? rs_report_plan_json(out, name, r, a, ps->cands, ps->ncands)
+                               : rs_report_plan_text(out, name, r, a, ps->cands, ps->ncands);
+}
+
+/* The candidates table: each of the cheapest fitting shapes planned the
+ * same way; a shape that cannot be planned (no service time) is left out. */
+static rs_status plan_candidates(plans *ps, rs_arena *arena, const rs_fit_result *res,
+                                 const rs_rate_history *h, const rs_autoscale_options *ao,
+                                 unsigned n, rs_error *err) {
+  size_t want = n < res->nfitting ? n : res->nfitting;
+  ps->ncands = 0;
+  ps->cands = want ? rs_arena_alloc_array(arena, want, sizeof(*ps->cands)) : NULL;
+  if (want && ps->cands == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  for (size_t i = 0; i < want; i++) {
+    rs_error skip;
+    rs_error_clear(&skip);
+    rs_status st =
+        rs_autoscale_plan_for(&ps->cands[ps->ncands], arena, res, &res->fitting[i], h, ao, &skip);
+    if (st == RS_OK)
+      ps->ncands++;
+    else if (st != RS_INVALID)
+      return rs_error_set(err, st, NULL, 0, 0, "%s", skip.msg);
+  }
+  return RS_OK;
 }
 
 static rs_status plan(rs_buf *out, rs_arena *arena, const char *path, const plan_opts *o,
@@ -78,8 +135,9 @@ static rs_status plan(rs_buf *out, rs_arena *arena, const char *path, const plan
   rs_fit_result *res = NULL;
   rs_rate_history h;
   rs_autoscale_options ao;
-  rs_autoscale_plan *a = rs_arena_alloc(arena, sizeof(*a));
-  if (a == NULL)
+  const rs_candidate *c = NULL;
+  plans ps = {.full = rs_arena_alloc(arena, sizeof(*ps.full))};
+  if (ps.full == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   rs_autoscale_options_init(&ao);
   ao.lead_s = o->lead_s;
@@ -92,10 +150,14 @@ static rs_status plan(rs_buf *out, rs_arena *arena, const char *path, const plan
   if (st == RS_OK && res->verdict.action == RS_ACTION_NOFIT)
     return rs_error_set(err, RS_NOFIT, path, 0, 0, "no shape meets every constraint: no plan");
   if (st == RS_OK)
+    st = planned(&c, res, o->shape, err);
+  if (st == RS_OK)
     st = rs_autoscale_history(&h, arena, res->summary, err);
   if (st == RS_OK)
-    st = rs_autoscale_plan_for(a, arena, res, planned(res), &h, &ao, err);
-  if (st == RS_OK && (st = write_plan(out, o, res, a)) != RS_OK)
+    st = rs_autoscale_plan_for(ps.full, arena, res, c, &h, &ao, err);
+  if (st == RS_OK && o->snippet == SNIP_NONE)
+    st = plan_candidates(&ps, arena, res, &h, &ao, o->shapes, err);
+  if (st == RS_OK && (st = write_plan(out, o, res, &ps)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the plan", rs_status_message(st));
   return st;
 }
@@ -133,14 +195,18 @@ const rs_cli_command rs_cmd_plan = {
         "hours and cost beside the static size. Also whether scale to zero fits, and a spot\n"
         "mix whose on-demand part alone meets a degraded target. docs/model.md\n"
         "\"Autoscaling plan\" has the rules. --snippet prints a Kubernetes HPA, a KEDA\n"
-        "ScaledObject or SageMaker Application Auto Scaling requests instead.",
+        "ScaledObject or SageMaker Application Auto Scaling requests instead. The N cheapest\n"
+        "fitting shapes (--shapes N, default 5) are each planned and replayed the same way into a\n"
+        "candidates table; --shape NAME plans another fitting shape in full.",
     .options = plan_options,
     .opts_size = sizeof(plan_opts),
     .init = init_options,
     .args = {1, 1, "PROFILE"},
     .run = run_plan,
     .exit_codes = "0 ok, 2 usage error, 3 bad input, 4 no shape fits, 5 internal error",
-    .examples = "  rightsize plan profiles/resnet50-p3.8xlarge.yaml\n"
-                "  rightsize plan profiles/resnet50-p3.8xlarge.yaml --lead-time 10m -f json\n"
-                "  rightsize plan profiles/resnet50-p3.8xlarge.yaml --snippet hpa\n",
+    .examples =
+        "  rightsize plan profiles/resnet50-p3.8xlarge.yaml\n"
+        "  rightsize plan profiles/resnet50-p3.8xlarge.yaml --lead-time 10m -f json\n"
+        "  rightsize plan profiles/resnet50-p3.8xlarge.yaml --snippet hpa\n"
+        "  rightsize plan profiles/search-rerank-daily.yaml --shape g5g.xlarge --shapes 10\n",
 };

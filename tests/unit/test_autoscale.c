@@ -14,6 +14,7 @@
 
 #include "rightsize/autoscale.h"
 #include "rightsize/doc.h"
+#include "rightsize/pricing.h"
 #include "rightsize/report_plan.h"
 #include "test_support.h"
 
@@ -192,6 +193,99 @@ static void test_spot_mix_survives_losing_spot(void **state) {
   assert_true(a.degraded_ms == 2.0 * f.res.demand.slo_ms);
   assert_true(a.mix_saved_month > 0);
   assert_non_null(strstr(a.spot_basis, "catalog"));
+  /* on-demand alone holds the 95 % degraded ceiling at the history's peak, one fewer does not */
+  assert_true(a.degraded_util == RS_AS_SPOT_DEGRADED_UTIL);
+  assert_true(a.mix_need_rps >= 500.0 - 1e-9);
+  assert_true(a.mix_carried_rps >= a.mix_need_rps);
+  assert_true(a.mix_carried_rps <= a.ondemand * 100.0 * RS_AS_SPOT_DEGRADED_UTIL + 1e-9);
+  assert_true(a.mix_short_rps < a.mix_need_rps);
+  assert_non_null(strstr(a.mix_why, "spot takes the other"));
+  /* the saving is the spot replicas' price difference */
+  double want = a.spot * (1.0 - 0.3) * RS_FIT_HOURS_PER_MONTH;
+  assert_true(fabs(a.mix_saved_month - want) < 1e-6 * want);
+  /* the exposure: on-demand alone against the full SLO, replayed */
+  assert_int_equal(a.spot_removed_full.intervals, h.n);
+  assert_int_equal(a.spot_removed_full_violating, a.spot_removed_full.violating);
+  assert_true(a.spot_removed_full.violating >= a.spot_removed.violating);
+  /* --spot-full-slo: the full SLO at the normal ceiling needs every replica */
+  rs_autoscale_options o;
+  rs_error err;
+  rs_autoscale_options_init(&o);
+  o.lead_s = 300;
+  o.spot_full_slo = true;
+  assert_int_equal(rs_autoscale_plan_for(&a, *state, &f.res, &f.c, &h, &o, &err), RS_OK);
+  assert_int_equal(a.spot, 0);
+  assert_true(a.degraded_ms == f.res.demand.slo_ms && a.degraded_util == 0.8);
+  assert_non_null(strstr(a.mix_why, "no spot: 6 on-demand replicas carry only"));
+}
+
+/* One replica has nothing to put on spot, and says so; a peak above what
+ * one replica fewer carries at the 95 % ceiling keeps every replica. */
+static void test_spot_mix_none_and_why(void **state) {
+  fixture f;
+  rs_autoscale_plan a;
+  setup_fixture(&f);
+  f.c.replicas = 1;
+  f.c.usd_per_hour = 1.0;
+  f.c.usd_per_month = RS_FIT_HOURS_PER_MONTH;
+  f.res.demand.design_peak = 60.0;
+  rs_rate_history h = daily(*state, 3, 60, 5, 60, false);
+  plan(&a, *state, &f, &h, 300);
+  assert_int_equal(a.ondemand, 1);
+  assert_int_equal(a.spot, 0);
+  assert_non_null(strstr(a.mix_why, "one replica"));
+  assert_true(a.mix_saved_month == 0);
+  setup_fixture(&f);
+  f.res.demand.design_peak = 560.0; /* 7 at 80 %; 6 carry at most 570 at 95 % */
+  h = daily(*state, 3, 60, 50, 600, false);
+  plan(&a, *state, &f, &h, 300);
+  assert_int_equal(a.spot, 0);
+  assert_true(a.mix_short_rps < 600.0);
+  assert_non_null(strstr(a.mix_why, "no spot: 6 on-demand replicas carry only"));
+  assert_non_null(strstr(a.mix_why, "600.00 req/s on-demand must carry"));
+}
+
+/* Host CPU that fills before the device caps what a replica carries. */
+static void test_host_cpu_caps_replica_rate(void **state) {
+  fixture f;
+  rs_autoscale_plan a;
+  setup_fixture(&f);
+  f.inst.vcpus = 4;
+  f.inst.accelerator_count = 1;
+  f.res.demand.cpu_known = true;
+  f.res.demand.cpu_base_vcpus = 0.4;
+  f.res.demand.cpu_vcpu_s_per_req = 0.06; /* (4 - 0.4) / 0.06 = 60 req/s per replica */
+  f.c.replicas = 12;
+  f.inst.network_baseline_gbps = NAN;
+  f.inst.network_gbps = NAN;
+  rs_rate_history h = daily(*state, 3, 60, 50, 500, false);
+  plan(&a, *state, &f, &h, 300);
+  assert_true(fabs(a.replica_rps - 60.0) < 1e-9);
+  assert_true(fabs(a.target_rps - a.target_util * 60.0) < 1e-9);
+  assert_true(a.mix_carried_rps <= a.ondemand * 60.0 * RS_AS_SPOT_DEGRADED_UTIL + 1e-9);
+  assert_int_equal(a.ondemand, 9); /* 500 / (60 x 0.95) = 8.8 */
+}
+
+/* A spot price in the price overlay wins over the catalog's. */
+static void test_overlay_spot_price(void **state) {
+  fixture f;
+  rs_autoscale_plan a;
+  rs_price_rule rule = {.scope = RS_RULE_INSTANCE,
+                        .match = "gpu.test",
+                        .discount_pct = NAN,
+                        .usd_per_hour = NAN,
+                        .spot_usd_per_hour = 0.25};
+  rs_overlay ov = {.path = "o.yaml", .name = "negotiated", .rules = &rule, .nrules = 1};
+  setup_fixture(&f);
+  f.res.overlay = &ov;
+  rs_rate_history h = daily(*state, 3, 60, 50, 500, false);
+  plan(&a, *state, &f, &h, 300);
+  assert_true(a.spot_usd_hour == 0.25);
+  assert_non_null(strstr(a.spot_basis, "overlay"));
+  f.res.basis = RS_BASIS_SPOT;
+  plan(&a, *state, &f, &h, 300);
+  assert_true(isnan(a.spot_usd_hour));
+  assert_non_null(strstr(a.spot_basis, "--pricing spot"));
 }
 
 /* ---- snippets against the documented shapes ---- */
@@ -363,6 +457,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_scale_to_zero, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_spot_mix_survives_losing_spot, setup_arena,
                                       teardown_arena),
+      cmocka_unit_test_setup_teardown(test_spot_mix_none_and_why, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_host_cpu_caps_replica_rate, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_overlay_spot_price, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_snippets_valid, setup_arena, teardown_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -164,6 +164,11 @@ static const rs_price_rule *best_rule(const rs_overlay *o, const rs_instance *in
   return best;
 }
 
+double rs_pricing_spot_rule(const rs_overlay *overlay, const rs_instance *in) {
+  const rs_price_rule *r = best_rule(overlay, in);
+  return r ? r->spot_usd_per_hour : NAN;
+}
+
 static double ondemand_price(const rs_overlay *o, const rs_instance *in) {
   const rs_price_rule *r = best_rule(o, in);
   double discount = o ? o->discount_pct : 0.0;

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "queue.h"
+#include "rightsize/pricing.h"
 #include "rightsize/autoscale.h"
 
 void rs_autoscale_options_init(rs_autoscale_options *o) {
@@ -23,20 +24,46 @@ typedef struct planner {
   const rs_candidate *c;
   const rs_rate_history *h;
   size_t maxn;
-  double *cap_full; /* [0..maxn]: the largest endpoint rate n replicas serve within the SLO */
-  double *cap_deg;  /* the same within the degraded target */
+  double *cap_full;   /* [0..maxn]: the largest endpoint rate n replicas serve within the SLO */
+  double *cap_deg;    /* the same within the degraded target and utilization ceiling */
+  double side_rps;    /* per replica: the rate host CPU or network allow at 100 %; INFINITY */
+  double replica_rps; /* per replica at 100 %: the device or side_rps, the lower */
   unsigned *scratch;
   size_t k_lead, k_stab; /* the lead time and scale-in window in intervals */
 } planner;
 
-/* Whether n replicas of c serve rate rps with the SLO quantile within target_ms. */
+/* The rate one replica of c carries before its host CPU or network is full
+ * (the fit's host models, docs/model.md "Replicas"); on a CPU
+ * shape the model's own busy time shares the vCPUs. INFINITY when unknown. */
+static double side_limit(const rs_fit_result *res, const rs_candidate *c) {
+  const rs_demand *d = &res->demand;
+  const rs_instance *in = c->inst;
+  double lim = INFINITY;
+  if (d->cpu_known && in->vcpus > 0 && d->cpu_base_vcpus < in->vcpus) {
+    bool cpu_shape = in->accelerator_count < 1;
+    double per = d->cpu_vcpu_s_per_req / in->vcpus +
+                 (cpu_shape ? c->service_s / c->servers_per_replica : 0.0);
+    if (per > 0)
+      lim = (1.0 - d->cpu_base_vcpus / in->vcpus) / per;
+  }
+  double gbps = !isnan(in->network_baseline_gbps) ? in->network_baseline_gbps
+                : in->network_up_to               ? NAN
+                                                  : in->network_gbps;
+  double bytes = gbps * 1e9 / 8.0;
+  if (d->net_known && bytes > d->net_base_bps && d->net_bytes_per_req > 0)
+    lim = fmin(lim, (bytes - d->net_base_bps) / d->net_bytes_per_req);
+  return lim;
+}
+
+/* Whether n replicas of c serve rate rps with the SLO quantile within
+ * target_ms and their host CPU and network under side_rps each. */
 static bool meets(const rs_fit_result *res, const rs_candidate *c, unsigned n, double rps,
-                  double target_ms) {
+                  double target_ms, double side_rps) {
   double p = res->demand.slo_quantile;
   unsigned servers = n * c->servers_per_replica;
   if (servers == 0)
     return !(rps > 0);
-  if (!(rps * c->service_s < (double)servers))
+  if (!(rps * c->service_s < (double)servers) || rps > n * side_rps)
     return false;
   rs_queue q = {servers, rps, c->queue_s, 1.0, c->cs2};
   double sigma = sqrt(log1p(c->cs2));
@@ -47,13 +74,13 @@ static bool meets(const rs_fit_result *res, const rs_candidate *c, unsigned n, d
 
 /* The largest rate n replicas carry within target_ms (bisection: the tail grows with the rate). */
 static double capacity(const rs_fit_result *res, const rs_candidate *c, unsigned n,
-                       double target_ms) {
-  double lo = 0, hi = (double)(n * c->servers_per_replica) / c->service_s;
-  if (!meets(res, c, n, 0, target_ms))
+                       double target_ms, double side_rps) {
+  double lo = 0, hi = fmin((double)(n * c->servers_per_replica) / c->service_s, n * side_rps);
+  if (!meets(res, c, n, 0, target_ms, side_rps))
     return -1.0; /* the service alone misses the target: nothing is carried */
   for (int i = 0; i < 60; i++) {
     double mid = 0.5 * (lo + hi);
-    if (meets(res, c, n, mid, target_ms))
+    if (meets(res, c, n, mid, target_ms, side_rps))
       lo = mid;
     else
       hi = mid;
@@ -242,9 +269,17 @@ static void scale_to_zero(rs_autoscale_plan *a, const rs_fit_result *res, const 
   }
 }
 
-static void spot_price(rs_autoscale_plan *a, const rs_candidate *c, const rs_autoscale_options *o,
-                       rs_arena *arena) {
-  if (!isnan(c->inst->spot_usd_per_hour)) {
+static void spot_price(rs_autoscale_plan *a, const rs_fit_result *res, const rs_candidate *c,
+                       const rs_autoscale_options *o, rs_arena *arena) {
+  double overlay = rs_pricing_spot_rule(res->overlay, c->inst);
+  if (res->basis == RS_BASIS_SPOT) {
+    a->spot_usd_hour = NAN;
+    a->spot_basis = "the shape is priced as spot already (--pricing spot): no on-demand part to "
+                    "compare";
+  } else if (!isnan(overlay)) {
+    a->spot_usd_hour = overlay;
+    a->spot_basis = rs_arena_printf(arena, "price overlay spot price (%s)", res->overlay->name);
+  } else if (!isnan(c->inst->spot_usd_per_hour)) {
     a->spot_usd_hour = c->inst->spot_usd_per_hour;
     a->spot_basis = "catalog spot price";
   } else if (!isnan(o->spot_discount)) {
@@ -259,36 +294,77 @@ static void spot_price(rs_autoscale_plan *a, const rs_candidate *c, const rs_aut
   }
 }
 
+/* Why the mix is what it is, with the numbers that decide it. */
+static const char *mix_why(const rs_autoscale_plan *a, const rs_candidate *c, double max_util,
+                           rs_arena *arena) {
+  const char *bound = a->mix_latency_bound
+                          ? rs_arena_printf(arena, "the %.0f ms target binds", a->degraded_ms)
+                          : rs_arena_printf(arena,
+                                            "the %.0f%% ceiling binds before the %.0f ms "
+                                            "target",
+                                            a->degraded_util * 100.0, a->degraded_ms);
+  if (a->spot > 0)
+    return rs_arena_printf(
+        arena,
+        "%u on-demand replica%s alone carr%s %.2f req/s within %.0f ms at up to %.0f%% "
+        "utilization (%s), at least the %.2f req/s on-demand must carry; spot takes the "
+        "other %u of the static %u, the headroom the full SLO needs at the %.0f%% ceiling",
+        a->ondemand, a->ondemand == 1 ? "" : "s", a->ondemand == 1 ? "ies" : "y",
+        a->mix_carried_rps, a->degraded_ms, a->degraded_util * 100.0, bound, a->mix_need_rps,
+        a->spot, c->replicas, max_util * 100.0);
+  if (c->replicas == 1)
+    return "no spot: the static size is one replica, and the on-demand part must carry the peak "
+           "alone; a mix needs two or more";
+  return rs_arena_printf(
+      arena,
+      "no spot: %u on-demand replica%s carr%s only %.2f req/s within %.0f ms at up to "
+      "%.0f%% utilization (%s), below the %.2f req/s on-demand must carry (the "
+      "design peak or the history's peak, the larger)",
+      a->ondemand - 1, a->ondemand == 2 ? "" : "s", a->ondemand == 2 ? "ies" : "y",
+      fmax(a->mix_short_rps, 0.0), a->degraded_ms, a->degraded_util * 100.0, bound,
+      a->mix_need_rps);
+}
+
 /* N on-demand replicas that alone carry the design peak and every interval
- * of the history within the degraded target; the rest of the static count
- * as spot. */
+ * of the history within the degraded target and the degraded utilization
+ * ceiling; the rest of the static count as spot. */
 static void spot_mix(planner *pl, rs_autoscale_plan *a, const rs_autoscale_options *o,
                      rs_arena *arena) {
   const rs_fit_result *res = pl->res;
   const rs_candidate *c = pl->c;
   a->degraded_ms = o->spot_full_slo ? res->demand.slo_ms : res->demand.slo_ms * RS_AS_SPOT_DEGRADE;
-  const double *cap = o->spot_full_slo ? pl->cap_full : pl->cap_deg;
+  a->degraded_util = o->spot_full_slo ? res->opts.max_util : RS_AS_SPOT_DEGRADED_UTIL;
+  const double *cap = pl->cap_deg;
   double need = res->demand.design_peak;
   for (size_t i = 0; i < pl->h->n; i++)
     need = fmax(need, pl->h->p[i].rps);
   unsigned n = 1;
   while (n < c->replicas && !(need <= cap[n]))
     n++;
+  a->mix_need_rps = need;
+  a->mix_carried_rps = cap[n];
+  a->mix_short_rps = n > 1 ? cap[n - 1] : NAN;
+  a->mix_latency_bound =
+      capacity(res, c, n, a->degraded_ms, pl->side_rps) < a->degraded_util * n * pl->replica_rps;
   a->ondemand = n;
   a->spot = c->replicas - n;
-  spot_price(a, c, o, arena);
+  spot_price(a, res, c, o, arena);
   a->mix_usd_month =
       (n * c->usd_per_hour / c->replicas + a->spot * a->spot_usd_hour) * RS_FIT_HOURS_PER_MONTH;
   if (a->spot == 0)
     a->mix_usd_month = c->usd_per_month;
   a->mix_saved_month = c->usd_per_month - a->mix_usd_month;
+  a->mix_why = mix_why(a, c, res->opts.max_util, arena);
   a->spot_removed = replay(pl, NULL, NULL, n, cap);
-  a->spot_removed_full_violating = replay(pl, NULL, NULL, n, pl->cap_full).violating;
+  a->spot_removed_full = replay(pl, NULL, NULL, n, pl->cap_full);
+  a->spot_removed_full_violating = a->spot_removed_full.violating;
 }
 
-static rs_status setup(planner *pl, rs_arena *arena, rs_error *err) {
+static rs_status setup(planner *pl, const rs_autoscale_options *o, rs_arena *arena, rs_error *err) {
   const rs_candidate *c = pl->c;
   double slo = pl->res->demand.slo_ms;
+  double deg_ms = o->spot_full_slo ? slo : slo * RS_AS_SPOT_DEGRADE;
+  double deg_util = o->spot_full_slo ? pl->res->opts.max_util : RS_AS_SPOT_DEGRADED_UTIL;
   pl->cap_full = rs_arena_alloc_array(arena, pl->maxn + 1, sizeof(double));
   pl->cap_deg = rs_arena_alloc_array(arena, pl->maxn + 1, sizeof(double));
   pl->scratch = rs_arena_alloc_array(arena, 2 * pl->h->n, sizeof(unsigned));
@@ -296,8 +372,10 @@ static rs_status setup(planner *pl, rs_arena *arena, rs_error *err) {
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory planning");
   pl->cap_full[0] = pl->cap_deg[0] = 0;
   for (unsigned n = 1; n <= pl->maxn; n++) {
-    pl->cap_full[n] = capacity(pl->res, c, n, slo);
-    pl->cap_deg[n] = capacity(pl->res, c, n, slo * RS_AS_SPOT_DEGRADE);
+    pl->cap_full[n] = capacity(pl->res, c, n, slo, pl->side_rps);
+    pl->cap_deg[n] =
+        deg_ms == slo ? pl->cap_full[n] : capacity(pl->res, c, n, deg_ms, pl->side_rps);
+    pl->cap_deg[n] = fmin(pl->cap_deg[n], deg_util * n * pl->replica_rps);
   }
   return RS_OK;
 }
@@ -316,19 +394,18 @@ rs_status rs_autoscale_plan_for(rs_autoscale_plan *out, rs_arena *arena, const r
   a->stabilize_s = o->stabilize_s;
   rs_autoscale_cycle(&a->cycle, h);
   lead_time(a, res, c, o);
-  planner pl = {res,
-                c,
-                h,
-                c->replicas,
-                NULL,
-                NULL,
-                NULL,
-                steps(a->lead_s, h->interval_s),
-                steps(o->stabilize_s, h->interval_s)};
-  rs_status st = setup(&pl, arena, err);
+  planner pl = {.res = res,
+                .c = c,
+                .h = h,
+                .maxn = c->replicas,
+                .side_rps = side_limit(res, c),
+                .k_lead = steps(a->lead_s, h->interval_s),
+                .k_stab = steps(o->stabilize_s, h->interval_s)};
+  pl.replica_rps = fmin((double)c->servers_per_replica / c->service_s, pl.side_rps);
+  a->replica_rps = pl.replica_rps;
+  rs_status st = setup(&pl, o, arena, err);
   if (st != RS_OK)
     return st;
-  a->replica_rps = (double)c->servers_per_replica / c->service_s;
   a->ramp = steepest_ramp(h, pl.k_lead);
   double max_util = res->opts.max_util;
   a->target_util = fmax(RS_AS_UTIL_FLOOR, fmin(max_util, max_util / a->ramp));
