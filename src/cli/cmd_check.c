@@ -125,10 +125,13 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   rs_policy_set set;
   rs_pipeline_options po;
   rs_pipeline p;
+  rs_progress progress;
   rs_status st = policies(&set, arena, o, err);
   rs_cli_fit_pipeline(&po, &o->f);
+  rs_cli_progress_init(&progress, &args->common);
   if (st == RS_OK)
     st = rs_pipeline_open(&p, arena, &po, err);
+  p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
   rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
   if (st == RS_OK)
     st = rs_pipeline_check(rep, arena, &p, &req, err);
