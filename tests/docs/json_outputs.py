@@ -22,23 +22,10 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import jsonschema
-except ImportError:
-    print("python3-jsonschema not installed: skipped")
-    sys.exit(77)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from json_schema import load_schemas  # noqa: E402 (exits 77 without python3-jsonschema)
 
 JSON_COMMANDS = {"recommend", "check", "audit", "plan", "profile", "diff"}
-
-
-def load_schemas(schema_dir):
-    out = {}
-    for path in sorted(glob.glob(os.path.join(schema_dir, "*.json"))):
-        with open(path, encoding="utf-8") as f:
-            s = json.load(f)
-        jsonschema.Draft202012Validator.check_schema(s)
-        out[s["$id"]] = jsonschema.Draft202012Validator(s)
-    return out
 
 
 def as_json(args):
