@@ -109,6 +109,7 @@ typedef struct rs_audit_options {
   /* Profiles already built (rs_audit_split), parallel to the files given to
    * rs_audit_run, which are then only their names; NULL: load the files. */
   const rs_profile *const *profiles;
+  rs_progress *progress; /* profiles started of all; NULL: none (the pipeline's must be NULL) */
 } rs_audit_options;
 
 /* Endpoints from sample files that hold many (docs/sources.md, "Many

@@ -51,4 +51,32 @@ rs_file_entry rs_file_classify(rs_file_id *out, const char *root_real, const cha
 /* true when ids[0..n) holds id. */
 bool rs_file_id_seen(const rs_file_id *ids, size_t n, rs_file_id id);
 
+/* Writing output files atomically: a reader never sees half a file, and a
+ * failure leaves the target as it was. The data goes whole into a fresh
+ * temporary in the target's directory, DIR/.BASE.XXXXXX (mkstemp: O_EXCL,
+ * so a file or link planted there is never followed), with the permissions
+ * an ordinary open would give (0666 less the umask), flushed with fsync,
+ * then renamed over the target. Only the temporary this run created is ever
+ * removed. Errors: RS_INTERNAL "cannot write: REASON" (exit code 5, as for
+ * standard output, docs/exit-codes.md; a directory target is refused before
+ * anything is written), RS_NOMEM. */
+typedef struct rs_file_staged {
+  const char *path; /* the target (borrowed) */
+  char *tmp;        /* the temporary this run created; NULL once renamed or removed */
+} rs_file_staged;
+
+/* Writes data[0..len) into a new temporary for path. On failure nothing is
+ * left behind and s->tmp is NULL. */
+rs_status rs_file_stage(rs_file_staged *s, const char *path, const void *data, size_t len,
+                        rs_error *err);
+
+/* Renames the staged temporary over its target. */
+rs_status rs_file_commit(rs_file_staged *s, rs_error *err);
+
+/* Removes the temporary if it is still there; a no-op after a commit. */
+void rs_file_unstage(rs_file_staged *s);
+
+/* Stage, then commit: the one-file case. */
+rs_status rs_file_write_atomic(const char *path, const void *data, size_t len, rs_error *err);
+
 #endif

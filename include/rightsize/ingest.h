@@ -24,6 +24,7 @@
 #include "rightsize/arena.h"
 #include "rightsize/error.h"
 #include "rightsize/metric.h"
+#include "rightsize/progress.h"
 
 typedef enum {
   RS_FORMAT_AUTO = 0,
@@ -172,6 +173,7 @@ typedef struct rs_ingest_options {
   double interval_s;          /* request logs: seconds per rate row; 0: the default (60) */
   double instant_t;           /* a scrape without timestamps was taken then (unix seconds);
                                  0: the file's mtime (record passes the scrape's clock) */
+  rs_progress *progress;      /* bytes read, per block (rightsize/progress.h); NULL: none */
 } rs_ingest_options;
 
 /* The interval over which a request log's rows become rates and percentiles. */

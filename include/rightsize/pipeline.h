@@ -45,6 +45,7 @@ typedef struct rs_pipeline {
   const rs_overlay *overlay;
   rs_price_basis basis;
   rs_fit_options fit;
+  rs_progress *progress; /* bytes read of each sample file; NULL (the default): none */
 } rs_pipeline;
 
 /* Loads o->catalog (or the built-in catalog), reads o->overlay and prices

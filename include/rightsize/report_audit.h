@@ -2,6 +2,8 @@
 #ifndef RIGHTSIZE_REPORT_AUDIT_H
 #define RIGHTSIZE_REPORT_AUDIT_H
 
+#include <stdbool.h>
+
 #include "rightsize/audit.h"
 #include "rightsize/buf.h"
 #include "rightsize/error.h"
@@ -20,7 +22,9 @@ typedef enum {
 /* `rightsize audit`: the fleet ranked by savings with totals, the
  * consolidation plan when there is one, the profiles that failed. Formats
  * only: rows, totals and savings are the audit's (rs_audit_run,
- * rs_audit_consolidate). */
-rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format);
+ * rs_audit_consolidate). The default table fits RS_REPORT_FIT_WIDTH
+ * (report_fit.h): confidence and warnings go below it, long lines wrap;
+ * wide shows every column and wraps nothing. */
+rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format, bool wide);
 
 #endif

@@ -2,6 +2,7 @@
 #ifndef RIGHTSIZE_REPORT_CHECK_H
 #define RIGHTSIZE_REPORT_CHECK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "rightsize/buf.h"
@@ -22,7 +23,10 @@ typedef enum {
 /* `rightsize check` (docs/ci.md) from the report rs_pipeline_check made:
  * text, JSON, Markdown (a pull-request comment), GitHub annotations (one
  * ::error per failed policy, one ::notice per profile that passes) or JUnit
- * XML. Formats only: the verdict and the counts are the report's. */
-rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format);
+ * XML. Formats only: the verdict and the counts are the report's. The
+ * text wraps lines wider than RS_REPORT_FIT_WIDTH (report_fit.h) with a
+ * hanging indent unless wide. */
+rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format,
+                          bool wide);
 
 #endif

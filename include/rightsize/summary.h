@@ -94,6 +94,7 @@ typedef struct rs_summary_options {
   const char *mapping;       /* series mapping file for bare exported files, or NULL */
   double request_interval_s; /* request logs: seconds per rate row; 0: 60 (the default) */
   rs_selection select;       /* --select KEY=VALUE: rows and series kept from every file */
+  rs_progress *progress;     /* bytes read of each file; NULL: none */
 } rs_summary_options;
 
 /* Reads every sample file and inline row of profile, in order. Everything

@@ -16,6 +16,7 @@
 #include "rightsize/fit.h"
 #include "rightsize/pipeline.h"
 #include "rightsize/pricing.h"
+#include "rightsize/progress.h"
 
 /* What an option's value is. The kind decides how the value is parsed and
  * checked, what a bad value's error says, and what type the field it is
@@ -166,14 +167,16 @@ int rs_cli_usage_error(const char *cmd, const char *msg);
 int rs_cli_finish(const rs_cli_args *args, bool text, rs_status st, const rs_error *err,
                   const rs_buf *out, const rs_error *finding);
 
-/* Writes len bytes to path atomically: a temporary file in the same
- * directory (mkstemp), fsync, rename over path. On failure path is
- * untouched, the temporary file removed, and RS_INTERNAL set in err. */
-rs_status rs_cli_write_file(const char *path, const char *data, size_t len, rs_error *err);
-
 /* Whether to colour output to fd: --color always, never, or auto (fd is a
  * terminal and NO_COLOR is unset or empty; https://no-color.org). */
 bool rs_cli_color_wanted(const rs_cli_common *c, int fd);
+
+/* The progress line on stderr (rightsize/progress.h) into p: on only when
+ * stderr is a terminal, not --quiet, TERM is not "dumb" and no CI variable
+ * (CI, GITHUB_ACTIONS, GITLAB_CI, BUILDKITE, JENKINS_URL, TF_BUILD,
+ * TEAMCITY_VERSION) is set; otherwise off (docs/cli.md). It starts after
+ * 1 s, or RIGHTSIZE_PROGRESS_DELAY seconds (for tests). */
+void rs_cli_progress_init(rs_progress *p, const rs_cli_common *c);
 
 /* text into out with ANSI colour on verdict codes and PASS/FAIL words. */
 void rs_cli_colorize(rs_buf *out, const rs_buf *text);

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "rightsize/file.h"
+#include "rightsize/num.h"
 
 const char *const rs_cli_color_names[] = {"auto", "always", "never", NULL};
 
@@ -25,47 +27,6 @@ const rs_cli_opt rs_cli_common_options[] = {
                 "ignore .rightsize.yaml (docs/cli.md \"Config file\")")},
     {0}};
 
-/* The directory part of path ("." when none) into dir. */
-static void dir_of(char *dir, size_t size, const char *path) {
-  const char *slash = strrchr(path, '/');
-  if (slash == NULL)
-    snprintf(dir, size, ".");
-  else if (slash == path)
-    snprintf(dir, size, "/");
-  else
-    snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
-rs_status rs_cli_write_file(const char *path, const char *data, size_t len, rs_error *err) {
-  char dir[4096], tmp[4200];
-  dir_of(dir, sizeof(dir), path);
-  if (snprintf(tmp, sizeof(tmp), "%s/.rightsize-XXXXXX", dir) >= (int)sizeof(tmp))
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: path too long");
-  int fd = mkstemp(tmp);
-  if (fd < 0)
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(errno));
-  /* mkstemp makes the file 0600; a report is as readable as any new file */
-  mode_t mask = umask(0);
-  umask(mask);
-  bool ok = fchmod(fd, 0666 & ~mask) == 0;
-  for (size_t done = 0; ok && done < len;) {
-    ssize_t n = write(fd, data + done, len - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    ok = n > 0;
-    done += ok ? (size_t)n : 0;
-  }
-  ok = ok && fsync(fd) == 0;
-  int saved = errno;
-  ok = close(fd) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0) {
-    saved = ok ? errno : saved;
-    unlink(tmp);
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(saved));
-  }
-  return RS_OK;
-}
-
 bool rs_cli_color_wanted(const rs_cli_common *c, int fd) {
   const char *no = getenv("NO_COLOR");
   if (c->color == RS_CLI_COLOR_NEVER)
@@ -73,6 +34,26 @@ bool rs_cli_color_wanted(const rs_cli_common *c, int fd) {
   if (c->color == RS_CLI_COLOR_ALWAYS)
     return true;
   return isatty(fd) && (no == NULL || no[0] == '\0');
+}
+
+/* Set and not empty. */
+static bool env_set(const char *name) {
+  const char *v = getenv(name);
+  return v != NULL && v[0] != '\0';
+}
+
+void rs_cli_progress_init(rs_progress *p, const rs_cli_common *c) {
+  static const char *const ci[] = {"CI",          "GITHUB_ACTIONS", "GITLAB_CI",       "BUILDKITE",
+                                   "JENKINS_URL", "TF_BUILD",       "TEAMCITY_VERSION"};
+  const char *term = getenv("TERM"), *delay = getenv("RIGHTSIZE_PROGRESS_DELAY");
+  double delay_s = 1.0;
+  bool on = !c->quiet && isatty(STDERR_FILENO) && !(term && strcmp(term, "dumb") == 0);
+  for (size_t i = 0; on && i < sizeof(ci) / sizeof(ci[0]); i++)
+    on = !env_set(ci[i]);
+  if (delay != NULL &&
+      (rs_num_parse_double(delay, strlen(delay), &delay_s) != RS_OK || !(delay_s >= 0)))
+    delay_s = 1.0;
+  rs_progress_init(p, on ? stderr : NULL, delay_s);
 }
 
 #define GREEN "\033[32m"
@@ -142,7 +123,8 @@ static int deliver(const rs_cli_args *args, bool text, const rs_buf *out) {
   rs_error err;
   rs_error_clear(&err);
   if (c->output)
-    return rs_cli_write_file(c->output, out->data, out->len, &err) == RS_OK ? 0 : rs_cli_fail(&err);
+    return rs_file_write_atomic(c->output, out->data, out->len, &err) == RS_OK ? 0
+                                                                               : rs_cli_fail(&err);
   if (c->quiet)
     return 0;
   if (!text || !rs_cli_color_wanted(c, STDOUT_FILENO))

@@ -15,7 +15,7 @@ static const char *const format_names[] = {"table", "json", "markdown", "csv", "
 
 typedef struct audit_opts {
   rs_audit_format format; /* a CHOICE field: int-sized */
-  bool consolidate;
+  bool consolidate, wide;
   unsigned threads, max_per_instance;
   const char *mapping;
   rs_selection select;
@@ -28,6 +28,8 @@ static const rs_cli_opt audit_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
                 "table (default), json, markdown, csv or html"),
      .choices = format_names},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "table: every column (CONFIDENCE, WARNINGS) and long lines unwrapped")},
     {RS_CLI_OPT("consolidate", 0, RS_CLI_FLAG, OPT(consolidate), NULL,
                 "pack endpoints whose models may share hardware onto shared instances")},
     {RS_CLI_OPT(
@@ -72,13 +74,21 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {&p, o->threads, o->max_per_instance, profiles};
+  rs_progress progress;
+  rs_cli_progress_init(&progress, &args->common);
+  rs_audit_options ao = {.pipeline = &p,
+                         .threads = o->threads,
+                         .max_per_instance = o->max_per_instance,
+                         .profiles = profiles,
+                         .progress = progress.fp ? &progress : NULL};
+  rs_progress_begin(&progress, "audit", "endpoints", nfiles);
   st = rs_audit_run(audit, files, nfiles, &ao, err);
+  rs_progress_end(&progress);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);
   if (st == RS_OK)
     st = o->format == RS_AUDIT_HTML ? rs_report_audit_html(out, *audit)
-                                    : rs_report_audit(out, *audit, o->format);
+                                    : rs_report_audit(out, *audit, o->format, o->wide);
   return st;
 }
 

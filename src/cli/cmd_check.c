@@ -19,7 +19,7 @@ typedef struct check_opts {
   rs_check_format format; /* a CHOICE field: int-sized */
   rs_cli_fit_opts f;
   double limit[RS_POLICY_COUNT]; /* from flags, NaN when not given: override the file */
-  bool require_slo;
+  bool require_slo, wide;
   rs_policy_set flags; /* the limits given, after parsing */
   const char *policy_file;
   const char *instance;
@@ -49,6 +49,8 @@ static const rs_cli_opt check_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
                 "text (default), json, markdown, github, junit or html"),
      .choices = format_names},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "text: long lines unwrapped (default: wrapped at 100 columns)")},
     {RS_CLI_OPT("policy", 0, RS_CLI_PATH, OPT(policy_file), "FILE",
                 "policies from a YAML or JSON file (docs/ci.md); flags override it")},
     {RS_CLI_OPT("max-cost-per-million", 0, RS_CLI_NUMBER, LIMIT(RS_POLICY_COST_PER_MILLION), "USD",
@@ -123,16 +125,19 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   rs_policy_set set;
   rs_pipeline_options po;
   rs_pipeline p;
+  rs_progress progress;
   rs_status st = policies(&set, arena, o, err);
   rs_cli_fit_pipeline(&po, &o->f);
+  rs_cli_progress_init(&progress, &args->common);
   if (st == RS_OK)
     st = rs_pipeline_open(&p, arena, &po, err);
+  p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
   rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
   if (st == RS_OK)
     st = rs_pipeline_check(rep, arena, &p, &req, err);
   if (st == RS_OK &&
       (st = o->format == RS_CHECK_HTML ? rs_report_check_html(out, *rep)
-                                       : rs_report_check(out, *rep, o->format)) != RS_OK)
+                                       : rs_report_check(out, *rep, o->format, o->wide)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   return st;
 }

@@ -16,6 +16,7 @@
 #include "rightsize/buf.h"
 #include "rightsize/doc.h"
 #include "rightsize/fetch.h"
+#include "rightsize/file.h"
 #include "rightsize/http.h"
 #include "rightsize/num.h"
 #include "rightsize/profile.h"
@@ -287,89 +288,19 @@ static rs_status put_profile(rs_buf *b, const fetch_opts *fo, const char *csv_na
   return rs_profile_write(b, &p, "Written by rightsize fetch prometheus (docs/sources.md).");
 }
 
-/* One output file on its way: written whole into a unique temporary in
- * the target's directory (mkstemp: O_EXCL, so a link planted there is never
- * followed), renamed into place only once both outputs are complete. */
-typedef struct staged {
-  const char *path; /* where it goes */
-  char *tmp;        /* the temporary this run created; NULL once renamed or removed */
-} staged;
-
-/* dir/.BASE.XXXXXX for path, in the arena. */
-static char *temp_template(rs_arena *arena, const char *path) {
-  const char *slash = strrchr(path, '/');
-  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 9;
-  char *t = rs_arena_alloc(arena, n);
-  if (t != NULL)
-    snprintf(t, n, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
-  return t;
-}
-
-/* The permissions an ordinary fopen would give: 0666 less the umask. */
-static mode_t default_mode(void) {
-  mode_t mask = umask(0);
-  umask(mask);
-  return 0666 & ~mask;
-}
-
-/* Writes data into a fresh temporary for s->path. Failing to write an
- * output is exit code 5, as for standard output (docs/exit-codes.md). */
-static rs_status stage(staged *s, const rs_buf *data, rs_arena *arena, rs_error *err) {
-  int fd, saved;
-  FILE *f;
-  bool ok;
-  struct stat sb;
-  /* A rename onto a directory fails: find out before either file moves. */
-  if (stat(s->path, &sb) == 0 && S_ISDIR(sb.st_mode))
-    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: is a directory");
-  if ((s->tmp = temp_template(arena, s->path)) == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  if ((fd = mkstemp(s->tmp)) < 0) {
-    saved = errno;
-    s->tmp = NULL;
-    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s", strerror(saved));
-  }
-  if ((f = fdopen(fd, "wb")) == NULL) {
-    saved = errno;
-    close(fd);
-    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s", strerror(saved));
-  }
-  errno = 0;
-  ok = fchmod(fd, default_mode()) == 0 && fwrite(data->data, 1, data->len, f) == data->len &&
-       fflush(f) == 0;
-  saved = errno;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok)
-    return rs_error_set(err, RS_INTERNAL, s->path, 0, 0, "cannot write: %s",
-                        strerror(saved   ? saved
-                                 : errno ? errno
-                                         : EIO));
-  return RS_OK;
-}
-
-/* Removes the temporaries still standing: only files this run created. */
-static void unstage(staged *s, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    if (s[i].tmp != NULL)
-      unlink(s[i].tmp);
-}
-
 /* Both outputs staged, then both renamed: a reader never sees half a file,
  * and a failure before the renames leaves the earlier files untouched. */
 static rs_status write_both(const char *csv_path, const rs_buf *csv, const char *prof_path,
-                            const rs_buf *prof, rs_arena *arena, rs_error *err) {
-  staged s[2] = {{csv_path, NULL}, {prof_path, NULL}};
+                            const rs_buf *prof, rs_error *err) {
+  rs_file_staged s[2] = {{csv_path, NULL}, {prof_path, NULL}};
   const rs_buf *data[2] = {csv, prof};
   rs_status st = RS_OK;
   for (size_t i = 0; i < 2 && st == RS_OK; i++)
-    st = stage(&s[i], data[i], arena, err);
-  for (size_t i = 0; i < 2 && st == RS_OK; i++) {
-    if (rename(s[i].tmp, s[i].path) != 0)
-      st = rs_error_set(err, RS_INTERNAL, s[i].path, 0, 0, "cannot write: %s", strerror(errno));
-    else
-      s[i].tmp = NULL;
-  }
-  unstage(s, 2);
+    st = rs_file_stage(&s[i], s[i].path, data[i]->data, data[i]->len, err);
+  for (size_t i = 0; i < 2 && st == RS_OK; i++)
+    st = rs_file_commit(&s[i], err);
+  for (size_t i = 0; i < 2; i++)
+    rs_file_unstage(&s[i]);
   return st;
 }
 
@@ -394,7 +325,7 @@ static rs_status fetch_and_write(const fetch_opts *fo, rs_arena *arena, rs_fetch
   if (st == RS_OK && (st = put_profile(&prof, fo, slash ? slash + 1 : csv_path)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the profile", rs_status_message(st));
   if (st == RS_OK)
-    st = write_both(csv_path, &csv, fo->output, &prof, arena, err);
+    st = write_both(csv_path, &csv, fo->output, &prof, err);
   rs_transport_free(t);
   if (auth.data)
     memset(auth.data, 0, auth.alloc);

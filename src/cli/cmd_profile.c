@@ -56,11 +56,15 @@ static int run_profile(const rs_cli_args *args) {
   rs_error err;
   rs_buf out;
   rs_status st;
+  rs_progress progress;
+  rs_summary_options so = po->summary;
   int rc;
   rs_error_clear(&err);
+  rs_cli_progress_init(&progress, &args->common);
+  so.progress = &progress;
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &po->summary, &err);
+  st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &so, &err);
   if (st == RS_OK)
     st = po->json ? rs_report_summary_json(&out, sum) : rs_report_summary_table(&out, sum);
   if (st != RS_OK) /* a no-op unless the report writer failed */

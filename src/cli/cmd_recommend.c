@@ -54,12 +54,17 @@ static rs_status write_report(rs_buf *out, const recommend_opts *o, const rs_fit
   }
 }
 
-static rs_status recommend(rs_buf *out, rs_arena *arena, const char *path, const recommend_opts *o,
+static rs_status recommend(rs_buf *out, rs_arena *arena, const rs_cli_args *args,
                            rs_fit_result **res, rs_error *err) {
+  const recommend_opts *o = args->opts;
+  const char *path = args->args[0];
   rs_pipeline_options po;
   rs_pipeline p;
+  rs_progress progress;
   rs_cli_fit_pipeline(&po, &o->f);
+  rs_cli_progress_init(&progress, &args->common);
   rs_status st = rs_pipeline_open(&p, arena, &po, err);
+  p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
   if (st == RS_OK)
     st = rs_pipeline_fit(res, arena, &p, path, err);
   if (st == RS_OK && (st = write_report(out, o, *res)) != RS_OK)
@@ -86,7 +91,7 @@ static int run_recommend(const rs_cli_args *args) {
                                            "sample files");
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
-  rs_status st = recommend(&out, &arena, args->args[0], o, &res, &err);
+  rs_status st = recommend(&out, &arena, args, &res, &err);
   bool nofit = st == RS_OK && res->verdict.action == RS_ACTION_NOFIT;
   if (nofit)
     rs_error_set(&err, RS_NOFIT, args->args[0], 0, 0,

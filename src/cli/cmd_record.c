@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "rightsize/buf.h"
 #include "rightsize/fetch.h"
+#include "rightsize/file.h"
 #include "rightsize/http.h"
 #include "rightsize/ingest.h"
 
@@ -132,39 +133,6 @@ static rs_status scrape(rs_buf *csv, rs_transport *t, const rs_http_request *req
   return st;
 }
 
-/* The recorded CSV into a temporary beside path (mkstemp), renamed into
- * place: a reader never sees half a file. */
-static rs_status write_file(const char *path, const rs_buf *csv, rs_error *err) {
-  size_t n = strlen(path) + 9;
-  const char *slash = strrchr(path, '/');
-  int dir = slash ? (int)(slash - path) + 1 : 0;
-  char *tmp = malloc(n);
-  if (tmp == NULL)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
-  snprintf(tmp, n, "%.*s.%s.XXXXXX", dir, path, path + dir);
-  int fd = mkstemp(tmp);
-  FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
-  mode_t mask = umask(0);
-  umask(mask);
-  bool ok = f != NULL && fchmod(fd, 0666 & ~mask) == 0 &&
-            fwrite(csv->data, 1, csv->len, f) == csv->len && fflush(f) == 0;
-  int saved = errno ? errno : EIO;
-  if (f != NULL)
-    ok = fclose(f) == 0 && ok;
-  else if (fd >= 0)
-    close(fd);
-  if (ok && rename(tmp, path) != 0) {
-    saved = errno;
-    ok = false;
-  }
-  if (!ok && fd >= 0)
-    unlink(tmp);
-  free(tmp);
-  if (!ok)
-    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s", strerror(saved));
-  return RS_OK;
-}
-
 /* Scrapes at 0, every, 2*every, ... while less than --for has passed, or
  * until a signal; a failed scrape ends the loop with its error. */
 static rs_status record_loop(rs_buf *csv, const record_opts *ro, const char *url,
@@ -202,7 +170,7 @@ static int run_record(const rs_cli_args *args) {
   catch_signals();
   rs_status st = record_loop(&csv, ro, args->args[1], &scrapes, &rows, &err);
   /* What was recorded before a failure or a signal is kept. */
-  rs_status wst = csv.len > 0 ? write_file(ro->output, &csv, &werr) : RS_OK;
+  rs_status wst = csv.len > 0 ? rs_file_write_atomic(ro->output, csv.data, csv.len, &werr) : RS_OK;
   rs_buf_release(&csv);
   if (wst != RS_OK)
     return rs_cli_fail(&werr);

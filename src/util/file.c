@@ -1,9 +1,11 @@
-/* Regular files only, and walks that stay inside their tree (file.h). */
+/* Regular files only, walks that stay inside their tree, and atomic
+ * writes (file.h). */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "rightsize/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -89,4 +91,81 @@ bool rs_file_id_seen(const rs_file_id *ids, size_t n, rs_file_id id) {
     if (ids[i].dev == id.dev && ids[i].ino == id.ino)
       return true;
   return false;
+}
+
+/* ---- atomic writes ---- */
+
+static rs_status cannot_write(rs_error *err, const char *path, int errnum) {
+  return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: %s",
+                      strerror(errnum ? errnum : EIO));
+}
+
+/* Writes all of data to fd, then fsync. */
+static bool write_all(int fd, const char *data, size_t len) {
+  for (size_t done = 0; done < len;) {
+    ssize_t n = write(fd, data + done, len - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return false;
+    done += (size_t)n;
+  }
+  return fsync(fd) == 0;
+}
+
+rs_status rs_file_stage(rs_file_staged *s, const char *path, const void *data, size_t len,
+                        rs_error *err) {
+  struct stat sb;
+  const char *slash = strrchr(path, '/');
+  size_t dir = slash ? (size_t)(slash - path) + 1 : 0, n = strlen(path) + 9;
+  s->path = path;
+  s->tmp = NULL;
+  /* A rename onto a directory fails: find out before anything moves. */
+  if (stat(path, &sb) == 0 && S_ISDIR(sb.st_mode))
+    return rs_error_set(err, RS_INTERNAL, path, 0, 0, "cannot write: is a directory");
+  char *tmp = malloc(n);
+  if (tmp == NULL)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  snprintf(tmp, n, "%.*s.%s.XXXXXX", (int)dir, path, path + dir);
+  int fd = mkstemp(tmp);
+  if (fd < 0) {
+    int saved = errno;
+    free(tmp);
+    return cannot_write(err, path, saved);
+  }
+  s->tmp = tmp;
+  mode_t mask = umask(0); /* mkstemp makes the file 0600 */
+  umask(mask);
+  errno = 0;
+  bool ok = fchmod(fd, 0666 & ~mask) == 0 && write_all(fd, data, len);
+  int saved = errno;
+  ok = close(fd) == 0 && ok;
+  if (ok)
+    return RS_OK;
+  rs_file_unstage(s);
+  return cannot_write(err, path, saved ? saved : errno);
+}
+
+rs_status rs_file_commit(rs_file_staged *s, rs_error *err) {
+  if (rename(s->tmp, s->path) != 0) {
+    int saved = errno;
+    rs_file_unstage(s);
+    return cannot_write(err, s->path, saved);
+  }
+  free(s->tmp);
+  s->tmp = NULL;
+  return RS_OK;
+}
+
+void rs_file_unstage(rs_file_staged *s) {
+  if (s->tmp != NULL)
+    unlink(s->tmp);
+  free(s->tmp);
+  s->tmp = NULL;
+}
+
+rs_status rs_file_write_atomic(const char *path, const void *data, size_t len, rs_error *err) {
+  rs_file_staged s;
+  rs_status st = rs_file_stage(&s, path, data, len, err);
+  return st == RS_OK ? rs_file_commit(&s, err) : st;
 }

@@ -61,3 +61,44 @@ void rs_table_write(rs_buf *out, rs_table_style style, size_t ncols, const char 
   for (size_t i = 0; i < nrows; i++)
     text_row(out, ncols, cells + i * ncols, numeric, width, false);
 }
+
+static size_t hang(const char *line, size_t len, size_t width, size_t label) {
+  size_t lead = 0, at = 0;
+  while (lead < len && line[lead] == ' ')
+    lead++;
+  if (lead == 0)
+    return label;
+  for (size_t i = lead; i + 1 < len && i < width / 2; i++)
+    if (line[i] == ' ' && line[i + 1] == ' ') {
+      while (i < len && line[i] == ' ')
+        i++;
+      at = i;
+    }
+  return at ? at : lead + 2;
+}
+
+void rs_text_wrap(rs_buf *out, const rs_buf *text, size_t width, size_t label) {
+  const char *p = text->data, *end = text->data + text->len;
+  if (text->failed)
+    out->failed = true;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    size_t indent = hang(p, len, width, label), col = 0, start = 0;
+    while (len - start + col > width) {
+      size_t cut = start + width - col;
+      while (cut > start && p[cut] != ' ')
+        cut--;
+      if (cut == start) /* no space in reach: break after the long word */
+        for (cut = start + width - col; cut < len && p[cut] != ' '; cut++)
+          ;
+      if (cut >= len)
+        break;
+      rs_buf_printf(out, "%.*s\n%*s", (int)(cut - start), p + start, (int)indent, "");
+      col = indent;
+      start = cut + 1;
+    }
+    rs_buf_printf(out, "%.*s%s", (int)(len - start), p + start, nl ? "\n" : "");
+    p += len + (nl ? 1 : 0);
+  }
+}

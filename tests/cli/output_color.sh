@@ -30,7 +30,11 @@ if [ "$(id -u)" != 0 ]; then # root writes anywhere: the check would not hold
   "$bin" recommend "$profile" -o "$tmp/ro/r.txt" 2>/dev/null && no "write into a read-only dir succeeded"
   [ "$(cat "$tmp/ro/r.txt")" = old ] || no "a failed write changed the old file"
 fi
-[ -z "$(ls -A "$tmp" | grep rightsize-)" ] || no "temporary file left behind"
+[ -z "$(ls -A "$tmp" "$tmp/ro" | grep -E '^\..*\.[A-Za-z0-9]{6}$')" ] || no "temporary file left behind"
+mkdir "$tmp/dir.txt"
+"$bin" recommend "$profile" -o "$tmp/dir.txt" 2>"$tmp/err"
+[ $? = 5 ] || no "write over a directory: exit code not 5"
+grep -q "is a directory" "$tmp/err" || no "a directory target not named: $(cat "$tmp/err")"
 
 out=$("$bin" recommend "$profile" --quiet) || no "--quiet exited $?"
 [ -z "$out" ] || no "--quiet printed on stdout"

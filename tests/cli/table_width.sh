@@ -1,26 +1,48 @@
 #!/bin/sh
-# The default table of the canonical example (README's first command) fits
-# 100 columns, with and without --explain; --wide is wider (it shows every
-# column), so the check can tell the two apart.
-# Usage: table_width.sh RIGHTSIZE PROFILE
+# The default text output of the canonical examples fits 100 columns:
+# recommend (with and without --explain), check with the README's policies,
+# audit of the shipped fleet (with and without --consolidate); --wide is
+# wider where a table hides columns, so the check can tell the two apart.
+# Usage: table_width.sh RIGHTSIZE PROFILE FLEET_DIR
 set -u
 bin=$1
 profile=$2
+fleet=$3
 fail=0
-for extra in "" --explain; do
-  # shellcheck disable=SC2086
-  out=$("$bin" recommend "$profile" $extra) || { echo "FAIL: recommend $extra exited $?"; exit 1; }
+
+# fits NAME CMD...: the command's stdout has no line over 100 columns.
+fits() {
+  name=$1
+  shift
+  out=$("$@" 2>/dev/null)
+  rc=$?
+  [ $rc -le 1 ] || { echo "FAIL: $name exited $rc"; fail=1; return; }
   wide=$(printf '%s\n' "$out" | awk 'length > 100 {print NR": "length" columns"}')
   if [ -n "$wide" ]; then
-    echo "FAIL: recommend $extra prints lines over 100 columns:"
+    echo "FAIL: $name prints lines over 100 columns:"
     echo "$wide" | head -5
     fail=1
   fi
-done
-max=$("$bin" recommend "$profile" --wide | awk 'length > m {m = length} END {print m + 0}')
-if [ "$max" -le 100 ]; then
-  echo "FAIL: --wide is only $max columns wide: no column was hidden by default"
-  fail=1
-fi
-[ $fail = 0 ] && echo "ok: default table <= 100 columns, --wide $max"
+}
+
+# wider NAME CMD...: with --wide the command prints a line over 100 columns.
+wider() {
+  name=$1
+  shift
+  max=$("$@" 2>/dev/null | awk 'length > m {m = length} END {print m + 0}')
+  if [ "$max" -le 100 ]; then
+    echo "FAIL: $name is only $max columns wide: nothing was hidden or wrapped by default"
+    fail=1
+  fi
+}
+
+fits "recommend" "$bin" recommend "$profile"
+fits "recommend --explain" "$bin" recommend "$profile" --explain
+wider "recommend --wide" "$bin" recommend "$profile" --wide
+fits "check" "$bin" check --require-slo --max-overprovision 50 "$profile"
+wider "check --wide" "$bin" check --require-slo --max-overprovision 50 "$profile" --wide
+fits "audit" "$bin" audit "$fleet"
+fits "audit --consolidate" "$bin" audit "$fleet" --consolidate
+wider "audit --wide" "$bin" audit "$fleet" --wide
+[ $fail = 0 ] && echo "ok: default outputs <= 100 columns, --wide wider"
 exit $fail

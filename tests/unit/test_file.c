@@ -118,11 +118,87 @@ static void test_classify_stays_inside(void **state) {
   free(root);
 }
 
+/* The names in t->dir other than plain.csv, sorted into one string. */
+static void listing(tree *t, char *out, size_t size) {
+  char cmd[160];
+  snprintf(cmd, sizeof(cmd), "ls -A '%s' | grep -v '^plain.csv$' | tr '\\n' ' '", t->dir);
+  FILE *p = popen(cmd, "r");
+  assert_non_null(p);
+  size_t n = fread(out, 1, size - 1, p);
+  out[n] = '\0';
+  pclose(p);
+}
+
+static void contents(const char *path, const char *want) {
+  char buf[64] = {0};
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+  fclose(f);
+  assert_int_equal(n, strlen(want));
+  assert_string_equal(buf, want);
+}
+
+/* An atomic write replaces the target whole with ordinary permissions and
+ * leaves no temporary; a staged file is invisible until committed, and
+ * unstaging removes only the temporary. */
+static void test_write_atomic(void **state) {
+  tree *t = *state;
+  char names[256];
+  struct stat sb;
+  rs_error err;
+  rs_error_clear(&err);
+  const char *target = at(t, "out.txt");
+  assert_int_equal(rs_file_write_atomic(target, "first\n", 6, &err), RS_OK);
+  contents(target, "first\n");
+  assert_int_equal(rs_file_write_atomic(target, "second\n", 7, &err), RS_OK);
+  contents(target, "second\n");
+  assert_int_equal(stat(target, &sb), 0);
+  mode_t mask = umask(0);
+  umask(mask);
+  assert_int_equal(sb.st_mode & 0777, 0666 & ~mask);
+  rs_file_staged s;
+  assert_int_equal(rs_file_stage(&s, target, "third\n", 6, &err), RS_OK);
+  assert_non_null(s.tmp);
+  contents(target, "second\n"); /* not yet */
+  contents(s.tmp, "third\n");
+  rs_file_unstage(&s);
+  assert_null(s.tmp);
+  contents(target, "second\n");
+  listing(t, names, sizeof(names));
+  assert_string_equal(names, "out.txt ");
+  assert_int_equal(rs_file_stage(&s, target, "fourth\n", 7, &err), RS_OK);
+  assert_int_equal(rs_file_commit(&s, &err), RS_OK);
+  rs_file_unstage(&s); /* a no-op after the commit */
+  contents(target, "fourth\n");
+  listing(t, names, sizeof(names));
+  assert_string_equal(names, "out.txt ");
+}
+
+/* A directory target and a missing directory fail with RS_INTERNAL (exit
+ * code 5) before anything is written; nothing is left behind. */
+static void test_write_atomic_fails(void **state) {
+  tree *t = *state;
+  char names[256];
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(mkdir(at(t, "dir"), 0755), 0);
+  assert_int_equal(rs_file_write_atomic(at(t, "dir"), "x", 1, &err), RS_INTERNAL);
+  assert_non_null(strstr(err.msg, "is a directory"));
+  rs_error_clear(&err);
+  assert_int_equal(rs_file_write_atomic(at(t, "missing/out.txt"), "x", 1, &err), RS_INTERNAL);
+  assert_non_null(strstr(err.msg, "cannot write"));
+  listing(t, names, sizeof(names));
+  assert_string_equal(names, "dir ");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_regular_file_opens, setup_tree, teardown_tree),
       cmocka_unit_test_setup_teardown(test_special_files_refused, setup_tree, teardown_tree),
       cmocka_unit_test_setup_teardown(test_classify_stays_inside, setup_tree, teardown_tree),
+      cmocka_unit_test_setup_teardown(test_write_atomic, setup_tree, teardown_tree),
+      cmocka_unit_test_setup_teardown(test_write_atomic_fails, setup_tree, teardown_tree),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

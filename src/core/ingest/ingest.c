@@ -725,6 +725,7 @@ rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sam
   rs_status st = rs_instream_open(&in, path, err);
   if (st != RS_OK)
     return st;
+  rs_instream_set_progress(in, opts ? opts->progress : NULL);
   st = read_stream(in, path, opts, sink, ctx, result, err);
   rs_instream_free(in);
   return st;

@@ -36,7 +36,8 @@ struct rs_instream {
   size_t zstd_hint; /* ZSTD_decompressStream's last return: 0 at a frame's end */
   char head[RS_INSTREAM_HEAD];
   size_t head_len, head_pos;
-  size_t line, col; /* where the decoded text handed out so far ends */
+  size_t line, col;      /* where the decoded text handed out so far ends */
+  rs_progress *progress; /* NULL: none */
 };
 
 /* ---- the raw source ---- */
@@ -59,6 +60,7 @@ static rs_status raw_fill(rs_instream *s, rs_error *err) {
   }
   s->rend += got;
   s->raw_read += got;
+  rs_progress_update(s->progress, s->raw_read); /* once per block: a clock read */
   if (got == 0)
     s->raw_eof = true;
   return RS_OK;
@@ -312,6 +314,19 @@ rs_status rs_instream_open_memory(rs_instream **out, const char *name, const cha
 
 /* ---- reading ---- */
 
+void rs_instream_set_progress(rs_instream *s, rs_progress *p) {
+  struct stat sb;
+  char label[160];
+  uint64_t total = 0;
+  if (p == NULL)
+    return;
+  if (s->fp != NULL && fstat(fileno(s->fp), &sb) == 0 && S_ISREG(sb.st_mode))
+    total = (uint64_t)sb.st_size;
+  snprintf(label, sizeof(label), "reading %s", s->name);
+  rs_progress_begin(p, label, NULL, total);
+  s->progress = p;
+}
+
 const char *rs_instream_head(const rs_instream *s, size_t *len) {
   *len = s->head_len;
   return s->head;
@@ -361,6 +376,7 @@ rs_status rs_instream_slurp(char **data, size_t *len, rs_instream *s, rs_arena *
 void rs_instream_free(rs_instream *s) {
   if (s == NULL)
     return;
+  rs_progress_end(s->progress);
   if (s->owns_fp)
     fclose(s->fp);
   if (s->z_live)

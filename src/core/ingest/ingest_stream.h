@@ -15,6 +15,7 @@
 
 #include "rightsize/arena.h"
 #include "rightsize/error.h"
+#include "rightsize/progress.h"
 
 /* Decoded bytes held back for detection (rs_export_sniff reads 4 KiB). */
 #define RS_INSTREAM_HEAD 4096
@@ -47,6 +48,11 @@ rs_status rs_instream_read(void *ctx, char *buf, size_t cap, size_t *got, rs_err
  * past max_bytes of decoded text. */
 rs_status rs_instream_slurp(char **data, size_t *len, rs_instream *s, rs_arena *arena,
                             size_t max_bytes, rs_error *err);
+
+/* Reports the bytes read from the source (compressed bytes for a compressed
+ * file) to p, once per block, from now until the stream is freed, against
+ * the file's size (unknown for standard input). p NULL: no-op. */
+void rs_instream_set_progress(rs_instream *s, rs_progress *p);
 
 /* Closes what the stream opened; NULL is a no-op. */
 void rs_instream_free(rs_instream *s);

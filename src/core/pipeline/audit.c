@@ -222,6 +222,7 @@ static void *worker(void *arg) {
   for (;;) {
     pthread_mutex_lock(&w->lock);
     size_t i = w->next++;
+    rs_progress_update(w->o->progress, i < w->n ? i : w->n);
     pthread_mutex_unlock(&w->lock);
     if (i >= w->n)
       return NULL;

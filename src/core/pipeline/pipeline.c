@@ -49,8 +49,9 @@ rs_status rs_pipeline_summarize(rs_summary **out, rs_arena *arena, const char *c
 rs_status rs_pipeline_fit_profile(rs_fit_result **out, rs_arena *arena, const rs_pipeline *p,
                                   const rs_profile *profile, rs_error *err) {
   rs_summary *sum;
+  rs_summary_options so = {.progress = p->progress}; /* zeros: the defaults */
   *out = NULL;
-  rs_status st = rs_summary_from_profile(&sum, arena, profile, NULL, err);
+  rs_status st = rs_summary_from_profile(&sum, arena, profile, p->progress ? &so : NULL, err);
   if (st == RS_OK)
     st = rs_fit(out, arena, sum, p->catalog, p->basis, p->overlay, &p->fit, err);
   return st;

@@ -15,6 +15,7 @@ typedef struct builder {
   rs_summary *sum;
   rs_stats *stats;
   double request_interval_s; /* the option's; a profile's file may say its own */
+  rs_progress *progress;
 } builder;
 
 static const char *const warning_names[] = {
@@ -242,7 +243,8 @@ static rs_status read_file(builder *b, const char *path, rs_sample_format format
                            rs_error *err) {
   rs_ingest_options io = {.format = format,
                           .select = select,
-                          .interval_s = interval_s > 0 ? interval_s : b->request_interval_s};
+                          .interval_s = interval_s > 0 ? interval_s : b->request_interval_s,
+                          .progress = b->progress};
   rs_series_map map;
   rs_ingest_result res;
   rs_summary_input *in = &b->sum->inputs[b->sum->ninputs];
@@ -295,6 +297,7 @@ static rs_status begin(builder *b, rs_arena *arena, size_t ninputs, const rs_sum
     return st;
   b->sum->exact = opts && opts->stats.exact;
   b->request_interval_s = opts ? opts->request_interval_s : 0.0;
+  b->progress = opts ? opts->progress : NULL;
   return rs_stats_new(&b->stats, opts ? &opts->stats : NULL, err);
 }
 

@@ -10,11 +10,13 @@
 #include "jsonw.h"
 #include "rightsize/num.h"
 #include "rightsize/report_audit.h"
+#include "rightsize/report_fit.h"
 #include "report_internal.h"
 #include "table.h"
 #include "rightsize/version.h"
 
 #define NCOLS 9
+#define NARROW 7 /* the default text table: CONFIDENCE and WARNINGS go below it */
 
 static const char *const heads[NCOLS] = {"ENDPOINT",    "CURRENT",     "NOW_MONTH",
                                          "RECOMMENDED", "AFTER_MONTH", "SAVE_MONTH",
@@ -65,7 +67,7 @@ static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
 
 static size_t audited(const rs_audit *a) { return a->nrows - a->nfailed; }
 
-static void put_table(rs_buf *out, const rs_audit *a, bool md) {
+static void put_table(rs_buf *out, const rs_audit *a, bool md, bool wide) {
   size_t n = audited(a);
   cells *rows = rs_malloc_array(n + 1, sizeof(*rows));
   const char **ptrs = rs_malloc_array(n + 1, sizeof(const char *[NCOLS]));
@@ -89,12 +91,41 @@ static void put_table(rs_buf *out, const rs_audit *a, bool md) {
   money(tot->c[5], a->savings_month, false);
   if (isfinite(a->savings_pct))
     snprintf(tot->c[6], 160, "%.1f%%", a->savings_pct);
+  size_t ncols = md || wide ? NCOLS : NARROW;
   for (size_t i = 0; i <= n; i++)
-    for (int k = 0; k < NCOLS; k++)
-      ptrs[i * NCOLS + (size_t)k] = rows[i].c[k];
-  rs_table_write(out, md ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, NCOLS, heads, numeric, ptrs, n + 1);
+    for (size_t k = 0; k < ncols; k++)
+      ptrs[i * ncols + k] = rows[i].c[k];
+  rs_table_write(out, md ? RS_TABLE_MARKDOWN : RS_TABLE_TEXT, ncols, heads, numeric, ptrs, n + 1);
   free(ptrs);
   free(rows);
+}
+
+/* Below the default text table, the two columns it leaves out: how many
+ * endpoints have each confidence, and each endpoint's warning codes. */
+static void put_notes(rs_buf *out, const rs_audit *a) {
+  size_t count[RS_CONF_COUNT] = {0}, n = audited(a), shown = 0;
+  if (n == 0)
+    return;
+  for (size_t i = 0; i < n; i++)
+    if ((unsigned)a->rows[i].confidence < RS_CONF_COUNT)
+      count[a->rows[i].confidence]++;
+  rs_buf_puts(out, "\nconfidence");
+  for (int c = RS_CONF_COUNT - 1; c >= 0; c--)
+    if (count[c])
+      rs_buf_printf(out, "%s %zu %s", shown++ ? "," : "", count[c],
+                    rs_confidence_name((rs_confidence)c));
+  rs_buf_puts(out, "\nwarnings  ");
+  shown = 0;
+  for (size_t i = 0; i < n; i++) {
+    const rs_fit_result *f = a->rows[i].fit;
+    if (f->nwarnings == 0)
+      continue;
+    rs_buf_puts(out, shown++ ? "; " : " ");
+    rs_buf_put_text(out, f->summary->profile->endpoint);
+    for (size_t k = 0; k < f->nwarnings; k++)
+      rs_buf_printf(out, "%s%s", k ? ", " : ": ", rs_warning_code_name(f->warnings[k].code));
+  }
+  rs_buf_puts(out, shown ? "\n" : " none\n");
 }
 
 static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
@@ -160,7 +191,7 @@ static void put_head(rs_buf *out, const rs_audit *a, bool md) {
     rs_buf_puts(out, "### rightsize audit\n\n");
   rs_buf_printf(out, "%sprofiles%s   %zu audited, %zu failed%s", md ? "**" : "", md ? "**" : "",
                 audited(a), a->nfailed, eol);
-  rs_buf_printf(out, "%scatalog%s    %s sha256 %s; %s prices%s", md ? "**" : "", md ? "**" : "",
+  rs_buf_printf(out, "%scatalog%s    %s sha256 %.12s; %s prices%s", md ? "**" : "", md ? "**" : "",
                 a->catalog->version, a->catalog->sha256, rs_price_basis_name(a->basis), eol);
   rs_buf_puts(out, "\n");
 }
@@ -284,16 +315,23 @@ static rs_status audit_csv(rs_buf *out, const rs_audit *a) {
   return rs_buf_status(out);
 }
 
-rs_status rs_report_audit(rs_buf *out, const rs_audit *a, rs_audit_format format) {
-  bool md = format == RS_AUDIT_MARKDOWN;
+rs_status rs_report_audit(rs_buf *dst, const rs_audit *a, rs_audit_format format, bool wide) {
+  bool md = format == RS_AUDIT_MARKDOWN, wrap = !md && !wide;
   switch (format) {
-  case RS_AUDIT_JSON: return audit_json(out, a);
-  case RS_AUDIT_CSV: return audit_csv(out, a);
-  default:
-    put_head(out, a, md);
-    put_table(out, a, md);
-    put_consolidation(out, a, md);
-    put_failed(out, a, md);
-    return rs_buf_status(out);
+  case RS_AUDIT_JSON: return audit_json(dst, a);
+  case RS_AUDIT_CSV: return audit_csv(dst, a);
+  default: break;
   }
+  rs_buf text, *out = wrap ? &text : dst;
+  rs_buf_init(&text, 0);
+  put_head(out, a, md);
+  put_table(out, a, md, wide);
+  if (wrap)
+    put_notes(out, a);
+  put_consolidation(out, a, md);
+  put_failed(out, a, md);
+  if (wrap)
+    rs_text_wrap(dst, &text, RS_REPORT_FIT_WIDTH, 11);
+  rs_buf_release(&text);
+  return rs_buf_status(dst);
 }

@@ -8,6 +8,7 @@
 
 #include "jsonw.h"
 #include "rightsize/report_check.h"
+#include "rightsize/report_fit.h"
 #include "report_internal.h"
 #include "escape.h"
 #include "table.h"
@@ -21,8 +22,10 @@ static void put_deployment(rs_buf *out, const rs_check_result *r) {
                 e->inst->name, e->replicas);
 }
 
-static rs_status check_text(rs_buf *out, const rs_check_report *rep) {
+static rs_status check_text(rs_buf *dst, const rs_check_report *rep, bool wide) {
   size_t n = rep->nresults, policies = rep->failed_checks;
+  rs_buf text, *out = wide ? dst : &text;
+  rs_buf_init(&text, 0);
   for (size_t i = 0; i < n; i++) {
     const rs_check_result *r = &rep->results[i];
     const rs_profile *p = r->fit->summary->profile;
@@ -39,7 +42,10 @@ static rs_status check_text(rs_buf *out, const rs_check_report *rep) {
   }
   rs_buf_printf(out, "%zu of %zu profile%s failed (%zu failed polic%s)\n", rep->failed, n,
                 n == 1 ? "" : "s", policies, policies == 1 ? "y" : "ies");
-  return rs_buf_status(out);
+  if (!wide)
+    rs_text_wrap(dst, &text, RS_REPORT_FIT_WIDTH, 6);
+  rs_buf_release(&text);
+  return rs_buf_status(dst);
 }
 
 static rs_status check_json(rs_buf *out, const rs_check_report *rep) {
@@ -272,12 +278,13 @@ static rs_status check_junit(rs_buf *out, const rs_check_report *rep) {
   return rs_buf_status(out);
 }
 
-rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format) {
+rs_status rs_report_check(rs_buf *out, const rs_check_report *rep, rs_check_format format,
+                          bool wide) {
   switch (format) {
   case RS_CHECK_JSON: return check_json(out, rep);
   case RS_CHECK_MARKDOWN: return check_markdown(out, rep);
   case RS_CHECK_GITHUB: return check_github(out, rep);
   case RS_CHECK_JUNIT: return check_junit(out, rep);
-  default: return check_text(out, rep);
+  default: return check_text(out, rep, wide);
   }
 }

@@ -421,53 +421,6 @@ static void put_glossary(rs_buf *out, bool markdown) {
     rs_buf_printf(out, markdown ? "- **%s** %s\n" : "  %-12s %s\n", terms[i][0], terms[i][1]);
 }
 
-/* The column a wrapped line's continuation starts at: a header line's
- * value column (its labels are padded to 11: "bound by   ..."); in an
- * indented item, the end of the last run of two or more spaces in the
- * line's first half, where its last aligned column starts ("  gaps     ..."),
- * else two further in. */
-static size_t hang(const char *line, size_t len) {
-  size_t lead = 0, at = 0;
-  while (lead < len && line[lead] == ' ')
-    lead++;
-  if (lead == 0)
-    return 11;
-  for (size_t i = lead; i + 1 < len && i < RS_REPORT_FIT_WIDTH / 2; i++)
-    if (line[i] == ' ' && line[i + 1] == ' ') {
-      while (i < len && line[i] == ' ')
-        i++;
-      at = i;
-    }
-  return at ? at : lead + 2;
-}
-
-/* Copies text to out, breaking lines wider than RS_REPORT_FIT_WIDTH at
- * spaces, continuations indented under the value. A word longer than the
- * width stays whole. */
-static void put_wrapped(rs_buf *out, const rs_buf *text) {
-  const char *p = text->data, *end = text->data + text->len;
-  while (p < end) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-    size_t indent = hang(p, len), col = 0, start = 0;
-    while (len - start + col > RS_REPORT_FIT_WIDTH) {
-      size_t cut = start + RS_REPORT_FIT_WIDTH - col;
-      while (cut > start && p[cut] != ' ')
-        cut--;
-      if (cut == start) /* no space in reach: break after the long word */
-        for (cut = start + RS_REPORT_FIT_WIDTH - col; cut < len && p[cut] != ' '; cut++)
-          ;
-      if (cut >= len)
-        break;
-      rs_buf_printf(out, "%.*s\n%*s", (int)(cut - start), p + start, (int)indent, "");
-      col = indent;
-      start = cut + 1;
-    }
-    rs_buf_printf(out, "%.*s%s", (int)(len - start), p + start, nl ? "\n" : "");
-    p += len + (nl ? 1 : 0);
-  }
-}
-
 /* The table and the Markdown share one layout; Markdown bolds the labels
  * and ends lines with a hard break. The text table's prose lines wrap at
  * the width unless --wide. */
@@ -486,9 +439,7 @@ static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report
   put_header(w, r, mark, mark, eol);
   rs_buf_puts(w, "\n");
   if (wrap) {
-    put_wrapped(out, &prose);
-    if (prose.failed) /* the reset below would forget it */
-      out->failed = true;
+    rs_text_wrap(out, &prose, RS_REPORT_FIT_WIDTH, 11); /* before the reset forgets a failure */
     rs_buf_reset(&prose);
   }
   put_rows(out, r, o, md ? OUT_MARKDOWN : OUT_TABLE);
@@ -499,11 +450,8 @@ static rs_status put_report(rs_buf *out, const rs_fit_result *r, const rs_report
     put_glossary(w, md);
   }
   put_warnings(w, r, md);
-  if (wrap) {
-    put_wrapped(out, &prose);
-    if (prose.failed)
-      out->failed = true;
-  }
+  if (wrap)
+    rs_text_wrap(out, &prose, RS_REPORT_FIT_WIDTH, 11);
   rs_buf_release(&prose);
   return rs_buf_status(out);
 }
