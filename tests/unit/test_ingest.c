@@ -266,10 +266,14 @@ static void test_rows_do_not_leak(void **state) {
                                "1,0,50,20.5,3000\n"
                                "2,1,,,\n"
                                "3,, 7 ,,1e3\n"
-                               "1700000000.25,2,0.0,100,0\n",
+                               "1700000000.25,2,0.0,100,0\n"
+                               "5,63,,,\n"
+                               "6,07,,,\n",
                                RS_FORMAT_NATIVE, &cs, &err),
                    RS_OK);
-  assert_int_equal(cs.rows, 4);
+  assert_int_equal(cs.rows, 6);
+  assert_int_equal(cs.kept[4].gpu, 63);
+  assert_int_equal(cs.kept[5].gpu, 7);
   const rs_sample *s = &cs.kept[0];
   assert_near(s->t, 1.0);
   assert_int_equal(s->gpu, 0);
@@ -293,6 +297,9 @@ static void test_rows_do_not_leak(void **state) {
   assert_near(s->v[RS_METRIC_CPU_UTIL], 100.0);
   assert_true(s->v[RS_METRIC_GPU_UTIL] == 0.0 && has(s, RS_METRIC_GPU_UTIL));
   /* out of range on the fast path's side: the same message as ever */
+  assert_int_equal(ingest_text("timestamp,gpu_index\n1,0\n2,64\n", RS_FORMAT_NATIVE, &cs, &err),
+                   RS_INVALID);
+  assert_error(&err, RS_INVALID, "mem.csv", 3, 3, "a gpu index between 0 and 63");
   assert_int_equal(
       ingest_text("timestamp,gpu_util_pct\n1,50\n2,100.5\n", RS_FORMAT_NATIVE, &cs, &err),
       RS_INVALID);

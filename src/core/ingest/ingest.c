@@ -480,6 +480,25 @@ static bool fast_time(rs_sample *s, const rs_csv_field *f) {
   return true;
 }
 
+/* The same for a gpu index of one or two digits below RS_MAX_DEVICES, as
+ * set_gpu reads it. */
+static bool fast_gpu(rs_sample *s, const rs_csv_field *f) {
+  unsigned d0 = (unsigned)(unsigned char)f->text[0] - '0', idx;
+  if (d0 > 9 || f->len > 2)
+    return false;
+  idx = d0;
+  if (f->len == 2) {
+    unsigned d1 = (unsigned)(unsigned char)f->text[1] - '0';
+    if (d1 > 9)
+      return false;
+    idx = d0 * 10 + d1;
+  }
+  if (idx >= RS_MAX_DEVICES)
+    return false;
+  s->gpu = (int)idx;
+  return true;
+}
+
 /* One row into r->s. The sample is reused: the values the previous row set
  * are cleared (every other value is already 0), not the whole struct.
  * Empty cells set nothing, so they skip the setter; cells the fast paths
@@ -516,7 +535,7 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
         continue;
       break;
     case RS_COL_GPU_INDEX:
-      if (f[i].len == 0)
+      if (f[i].len == 0 || fast_gpu(s, &f[i]))
         continue;
       break;
     }
