@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""Throughput and memory benchmark for `rightsize profile`.
+"""Throughput and memory benchmark for `rightsize profile` on a native CSV.
 
 Generates a native samples CSV of ROWS rows (default 5,000,000, about 300 MB;
-cached under bench/data/), then runs, in one go and interleaved, each command
-REPEAT times (default 5) and prints the median wall time, MB/s and the peak
-resident memory of each, with ratios against the baseline `wc -l` (the
-cost of just reading the bytes). Peak memory comes from GNU time
-(Debian package `time`) when it is installed:
+--rows 17000000 is about 1 GB; cached under bench/data/), then runs, in one
+go and interleaved, each command REPEAT times (default 5) and prints the
+median wall time and CPU time (user + system), MB/s of each, and the peak
+resident memory, with ratios against `rightsize profile`. Peak memory comes from GNU time (Debian package
+`time`) when it is installed:
 
-  wc -l FILE                                   the I/O floor
+  cat FILE > /dev/null                         reading the bytes
+  wc -l FILE                                   reading and counting lines
   rightsize profile FILE --format json         streaming sketch (the default)
-  rightsize profile FILE --format json --exact keeps and sorts every value
+  rightsize profile FILE --format json --exact with --exact: keeps and sorts every value
+  naive C (bench/naive_csv.c)                  fgets, strsep, strtod, keep all, qsort
   pandas read_csv + quantiles                  if python3-pandas is installed
 
-Usage: python3 bench/run.py [--rows N] [--repeat K] [--bin build/rightsize]
+Usage: python3 bench/run.py [--rows N] [--repeat K] [--bin build-rel/rightsize]
+                            [--naive PATH] [--baseline OTHER_BIN] [--exact] [--no-pandas]
 The machine is shared and noisy: compare medians from the same run only.
 """
 import argparse
@@ -37,28 +40,34 @@ print(df.groupby("gpu_index")[["gpu_mem_used_mib", "gpu_util_pct"]].quantile(0.9
 """
 
 
+BLOCK = 200000  # rows drawn at random; the file repeats them at later times
+
+
 def generate(path, rows):
+    """A block of BLOCK random rows (4 GPUs per timestamp, one busy),
+    repeated with advancing timestamps up to ROWS rows: quick to write at
+    1 GB, the same value distribution throughout."""
     rng = random.Random(42)
     t0 = 1764460800
+    tails = []
+    for i in range(min(rows, BLOCK)):
+        gpu = i % 4
+        util = rng.random() * 40 if gpu == 0 else 0.0
+        mem = 3000 + rng.random() * 200 if gpu == 0 else 0.0
+        if gpu == 0:
+            rate = 10 + rng.random() * 5
+            tails.append(",%d,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f\n" % (
+                gpu, mem, util, 5 + rng.random() * 5, rate,
+                8 + rng.random(), 12 + rng.random(), 18 + rng.random() * 4))
+        else:
+            tails.append(",%d,%.1f,%.1f,,,,,\n" % (gpu, mem, util))
     with open(path + ".tmp", "w") as f:
         f.write(HEADER)
-        chunk = []
-        for i in range(rows):
-            gpu = i % 4
-            t = t0 + (i // 4)
-            util = rng.random() * 40 if gpu == 0 else 0.0
-            mem = 3000 + rng.random() * 200 if gpu == 0 else 0.0
-            if gpu == 0:
-                rate = 10 + rng.random() * 5
-                chunk.append("%d,%d,%.1f,%.1f,%.1f,%.2f,%.2f,%.2f,%.2f\n" % (
-                    t, gpu, mem, util, 5 + rng.random() * 5, rate,
-                    8 + rng.random(), 12 + rng.random(), 18 + rng.random() * 4))
-            else:
-                chunk.append("%d,%d,%.1f,%.1f,,,,,\n" % (t, gpu, mem, util))
-            if len(chunk) >= 100000:
-                f.write("".join(chunk))
-                chunk = []
-        f.write("".join(chunk))
+        done = 0
+        while done < rows:
+            n = min(len(tails), rows - done)
+            f.write("".join(str(t0 + (done + i) // 4) + tails[i] for i in range(n)))
+            done += n
     os.replace(path + ".tmp", path)
 
 
@@ -66,17 +75,30 @@ GNU_TIME = "/usr/bin/time"  # Debian package `time`: peak RSS of the command alo
 
 
 def run_once(cmd):
-    """Wall seconds and peak resident MiB of one run of cmd."""
-    wrapped = [GNU_TIME, "-f", "%M"] + cmd if os.path.exists(GNU_TIME) else cmd
+    """Wall seconds, CPU seconds (user + system) and peak resident MiB of
+    one run of cmd. CPU time is the fairer figure on a loaded machine: the
+    wall time also counts the time the command waited for a core."""
+    have_time = os.path.exists(GNU_TIME)
+    wrapped = [GNU_TIME, "-f", "%M %U %S"] + cmd if have_time else cmd
     start = time.monotonic()
     proc = subprocess.run(wrapped, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     wall = time.monotonic() - start
     err = proc.stderr.decode().strip().splitlines()
     if proc.returncode != 0:
         sys.exit("command failed: %s\n%s" % (" ".join(cmd), "\n".join(err)))
-    if os.path.exists(GNU_TIME) and err and err[-1].isdigit():
-        return wall, int(err[-1]) / 1024.0
-    return wall, float("nan")
+    fields = err[-1].split() if have_time and err else []
+    if len(fields) == 3:
+        return wall, float(fields[1]) + float(fields[2]), int(fields[0]) / 1024.0
+    return wall, float("nan"), float("nan")
+
+
+def find_pandas():
+    # Debian's python3-pandas lives with /usr/bin/python3, which may not be
+    # the python running this script.
+    for py in (sys.executable, "/usr/bin/python3"):
+        if subprocess.run([py, "-c", "import pandas"], stderr=subprocess.DEVNULL).returncode == 0:
+            return py
+    return None
 
 
 def main():
@@ -84,46 +106,59 @@ def main():
     ap.add_argument("--rows", type=int, default=5000000)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build", "rightsize"))
+    ap.add_argument("--naive", help="the naive C baseline (default: bench/naive_csv beside --bin)")
+    ap.add_argument("--exact", action="store_true", help="also run profile --exact")
+    ap.add_argument("--baseline", help="another rightsize binary (an earlier build) to run too")
     ap.add_argument("--no-pandas", action="store_true")
     args = ap.parse_args()
 
     os.makedirs(os.path.join(HERE, "data"), exist_ok=True)
-    path = os.path.join(HERE, "data", "samples-%d.csv" % args.rows)
+    path = os.path.join(HERE, "data", "native-%d.csv" % args.rows)
     if not os.path.exists(path):
         print("generating %s ..." % path, file=sys.stderr)
         generate(path, args.rows)
     size_mb = os.path.getsize(path) / 1e6
 
-    cmds = [("wc -l (I/O floor)", ["wc", "-l", path]),
-            ("rightsize profile (sketch)", [args.bin, "profile", path, "--format", "json"]),
-            ("rightsize profile --exact", [args.bin, "profile", path, "--format", "json",
-                                           "--exact"])]
-    if not args.no_pandas:
-        # Debian's python3-pandas lives with /usr/bin/python3, which may not be
-        # the python running this script.
-        for py in (sys.executable, "/usr/bin/python3"):
-            if subprocess.run([py, "-c", "import pandas"], stderr=subprocess.DEVNULL).returncode == 0:
-                cmds.append(("pandas read_csv + quantiles", [py, "-c", PANDAS, path]))
-                break
-        else:
-            print("pandas not installed: skipping that baseline", file=sys.stderr)
+    naive = args.naive or os.path.join(os.path.dirname(args.bin), "bench", "naive_csv")
+    profile = [args.bin, "profile", path, "--format", "json"]
+    cmds = [("cat > /dev/null", ["sh", "-c", 'exec cat "$0" > /dev/null', path]),
+            ("wc -l", ["wc", "-l", path]),
+            ("rightsize profile", profile)]
+    if args.baseline:
+        cmds.append(("baseline rightsize profile", [args.baseline] + profile[1:]))
+    if args.exact:
+        cmds.append(("rightsize profile --exact", profile + ["--exact"]))
+    if os.path.exists(naive):
+        cmds.append(("naive C (naive_csv)", [naive, path]))
+    else:
+        print("%s not built: skipping the naive C baseline" % naive, file=sys.stderr)
+    py = None if args.no_pandas else find_pandas()
+    if py is not None:
+        cmds.append(("pandas read_csv + quantiles", [py, "-c", PANDAS, path]))
+    elif not args.no_pandas:
+        print("pandas not installed: skipping that baseline", file=sys.stderr)
 
     results = {name: [] for name, _ in cmds}
     for _ in range(args.repeat):  # interleaved, so drift hits every command alike
         for name, cmd in cmds:
             results[name].append(run_once(cmd))
 
-    base = statistics.median(w for w, _ in results[cmds[0][0]])
-    sketch = statistics.median(w for w, _ in results[cmds[1][0]])
+    def med(name, k):
+        return statistics.median(r[k] for r in results[name])
+
+    ours = med("rightsize profile", 0)
+    ours_cpu = med("rightsize profile", 1)
     print("file: %s (%.1f MB, %d rows), %d runs each, medians" % (
         path, size_mb, args.rows, args.repeat))
-    print("%-30s %10s %10s %12s %10s %10s" % ("command", "wall s", "MB/s", "peak RSS MiB",
-                                            "x wc -l", "x sketch"))
+    print("%-28s %8s %8s %8s %9s %9s %8s %8s" % (
+        "command", "wall s", "MB/s", "cpu s", "MB/cpu-s", "RSS MiB", "x wall", "x cpu"))
     for name, _ in cmds:
-        wall = statistics.median(w for w, _ in results[name])
-        rss = max(r for _, r in results[name])
-        print("%-30s %10.3f %10.1f %12.1f %10.2f %10.2f" % (
-            name, wall, size_mb / wall, rss, wall / base, wall / sketch))
+        wall, cpu = med(name, 0), med(name, 1)
+        rss = max(r[2] for r in results[name])
+        print("%-28s %8.3f %8.1f %8.3f %9.1f %9.1f %8.2f %8.2f" % (
+            name, wall, size_mb / wall, cpu, size_mb / cpu if cpu > 0 else float("inf"), rss,
+            wall / ours, cpu / ours_cpu if ours_cpu > 0 else float("nan")))
+    print("x wall, x cpu: the command's median over rightsize profile's")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define CHUNK ((size_t)64 * 1024)
+#define CHUNK ((size_t)256 * 1024)
 #define DEFAULT_MAX_RECORD ((size_t)1 << 20)
 #define DEFAULT_MAX_FIELDS ((size_t)1024)
 
@@ -212,26 +212,56 @@ static rs_status add_field(rs_csv_reader *r, const char *text, size_t len, size_
   return RS_OK;
 }
 
-/* The common case: a line [p, p+len) with no quote in it. One copy, then
- * each delimiter becomes the NUL that ends a field. */
-static rs_status split_line(rs_csv_reader *r, const char *p, size_t len, rs_error *err) {
-  char *f, *e;
+/* Makes room for at least n fields (up to the cap); RS_LIMIT past it is
+ * reported by the caller at the field that overflows. */
+static rs_status fields_reserve(rs_csv_reader *r, size_t n, rs_error *err) {
+  size_t na = r->fields_cap ? r->fields_cap : 32;
+  if (n <= r->fields_cap)
+    return RS_OK;
+  while (na < n)
+    na *= 2;
+  rs_csv_field *p = rs_realloc_array(r->fields, na, sizeof(*p));
+  if (p == NULL)
+    return rs_error_set(err, RS_NOMEM, r->path, r->line, 1, "out of memory reading a line");
+  r->fields = p;
+  r->fields_cap = na;
+  return RS_OK;
+}
+
+/* The common case: a line [p, p+len) with no quote in it, split in one
+ * pass that copies the bytes and ends each field at its delimiter with a
+ * NUL. A quote anywhere sends the line to the quoted parser (*quoted). */
+static rs_status split_line(rs_csv_reader *r, const char *p, size_t len, bool *quoted,
+                            rs_error *err) {
+  const char d = r->opt.delimiter;
   rs_status st = rec_reserve(r, len, err);
   if (st != RS_OK)
     return st;
-  memcpy(r->rec, p, len);
-  r->rec[len] = '\0';
-  f = r->rec;
-  e = r->rec + len;
-  for (;;) {
-    char *d = memchr(f, r->opt.delimiter, (size_t)(e - f));
-    char *fe = d ? d : e;
-    st = add_field(r, f, (size_t)(fe - f), r->line, (size_t)(f - r->rec) + 1, false, err);
-    if (st != RS_OK || d == NULL)
+  char *o = r->rec;
+  size_t fstart = 0, n = 0;
+  for (size_t i = 0; i < len; i++) {
+    char ch = p[i];
+    if (ch == '"') {
+      *quoted = true;
+      return RS_OK;
+    }
+    if (ch != d) {
+      o[i] = ch;
+      continue;
+    }
+    o[i] = '\0';
+    if (n == r->fields_cap && (st = fields_reserve(r, n + 1, err)) != RS_OK)
       return st;
-    *d = '\0';
-    f = d + 1;
+    if (n == r->opt.max_fields)
+      return rs_error_set(err, RS_LIMIT, r->path, r->line, fstart + 1, "more than %zu fields",
+                          r->opt.max_fields);
+    r->fields[n] = (rs_csv_field){o + fstart, i - fstart, r->line, fstart + 1, false};
+    n++;
+    fstart = i + 1;
   }
+  o[len] = '\0';
+  r->nfields = n;
+  return add_field(r, o + fstart, len - fstart, r->line, fstart + 1, false, err);
 }
 
 /* Tries the fast path at in[pos]: finds the end of the line and, when the
@@ -253,11 +283,7 @@ static parse_result parse_plain(rs_csv_reader *r, bool *quoted, rs_status *st, r
     *st = too_long(r, err);
     return FAILED;
   }
-  if (memchr(p, '"', len) != NULL) {
-    *quoted = true;
-    return FAILED;
-  }
-  if (len > 0 && (*st = split_line(r, p, len, err)) != RS_OK)
+  if (len > 0 && ((*st = split_line(r, p, len, quoted, err)) != RS_OK || *quoted))
     return FAILED;
   r->pos += next;
   r->line++;

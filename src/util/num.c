@@ -1,4 +1,5 @@
 #include "rightsize/num.h"
+#include "num_fast.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -74,6 +75,8 @@ rs_status rs_num_parse_double(const char *s, size_t n, double *out) {
   double v;
   rs_status st;
 
+  if (rs_num_parse_fast(s, n, out))
+    return RS_OK;
   if (n > 0 && (s[0] == '+' || s[0] == '-'))
     neg = s[i++] == '-';
   for (; i < n && is_digit(s[i]); i++)

@@ -255,6 +255,61 @@ static void test_native_full(void **state) {
   assert_near(s->v[RS_METRIC_LATENCY_P99], 250.0);
 }
 
+/* The row loop reuses one sample: a value of one row never shows in the
+ * next, empty cells set nothing, and cells off the fast path (spaces, a
+ * value with its unit) read as before. */
+static void test_rows_do_not_leak(void **state) {
+  counting_sink cs;
+  rs_error err;
+  (void)state;
+  assert_int_equal(ingest_text("timestamp,gpu_index,gpu_util_pct,cpu_util_pct,gpu_mem_used_mib\n"
+                               "1,0,50,20.5,3000\n"
+                               "2,1,,,\n"
+                               "3,, 7 ,,1e3\n"
+                               "1700000000.25,2,0.0,100,0\n"
+                               "5,63,,,\n"
+                               "6,07,,,\n",
+                               RS_FORMAT_NATIVE, &cs, &err),
+                   RS_OK);
+  assert_int_equal(cs.rows, 6);
+  assert_int_equal(cs.kept[4].gpu, 63);
+  assert_int_equal(cs.kept[5].gpu, 7);
+  const rs_sample *s = &cs.kept[0];
+  assert_near(s->t, 1.0);
+  assert_int_equal(s->gpu, 0);
+  assert_near(s->v[RS_METRIC_CPU_UTIL], 20.5);
+  assert_near(s->v[RS_METRIC_GPU_MEM_USED], 3000.0 * MIB);
+  s = &cs.kept[1];
+  assert_int_equal(s->gpu, 1);
+  assert_int_equal(s->present, 0);
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
+    assert_true(s->v[m] == 0.0);
+  s = &cs.kept[2];
+  assert_int_equal(s->gpu, -1);
+  assert_int_equal(s->line, 4);
+  assert_int_equal(s->present, (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED));
+  assert_near(s->v[RS_METRIC_GPU_UTIL], 7.0);
+  assert_near(s->v[RS_METRIC_GPU_MEM_USED], 1000.0 * MIB);
+  assert_true(s->v[RS_METRIC_CPU_UTIL] == 0.0);
+  s = &cs.kept[3];
+  assert_true(s->t == 1700000000.25);
+  assert_int_equal(s->t_col, 1);
+  assert_near(s->v[RS_METRIC_CPU_UTIL], 100.0);
+  assert_true(s->v[RS_METRIC_GPU_UTIL] == 0.0 && has(s, RS_METRIC_GPU_UTIL));
+  /* out of range on the fast path's side: the same message as ever */
+  assert_int_equal(ingest_text("timestamp,gpu_index\n1,0\n2,64\n", RS_FORMAT_NATIVE, &cs, &err),
+                   RS_INVALID);
+  assert_error(&err, RS_INVALID, "mem.csv", 3, 3, "a gpu index between 0 and 63");
+  assert_int_equal(
+      ingest_text("timestamp,gpu_util_pct\n1,50\n2,100.5\n", RS_FORMAT_NATIVE, &cs, &err),
+      RS_INVALID);
+  assert_error(&err, RS_INVALID, "mem.csv", 3, 3, "a percentage between 0 and 100");
+  assert_int_equal(
+      ingest_text("timestamp,gpu_util_pct\n1,50\n2,0.0000000001\n", RS_FORMAT_NATIVE, &cs, &err),
+      RS_INVALID);
+  assert_error(&err, RS_INVALID, "mem.csv", 3, 3, "0 or a value from");
+}
+
 static void test_native_subset(void **state) {
   counting_sink cs;
   rs_ingest_result res;
@@ -519,6 +574,7 @@ int main(void) {
       cmocka_unit_test(test_sample_set_cell),
       cmocka_unit_test(test_cell_units_and_limits),
       cmocka_unit_test(test_native_full),
+      cmocka_unit_test(test_rows_do_not_leak),
       cmocka_unit_test(test_native_subset),
       cmocka_unit_test(test_nvsmi_variants),
       cmocka_unit_test(test_nvsmi_extra_fields),

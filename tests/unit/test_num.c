@@ -73,6 +73,44 @@ static void test_double_long_mantissa(void **state) {
   }
 }
 
+/* Short decimals as metrics are written (the inline fast path, up to 15
+ * digits): the correctly rounded double, which glibc's strtod gives. */
+static void test_double_short_decimals_round_correctly(void **state) {
+  (void)state;
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  char text[40];
+  for (int n = 0; n < 300000; n++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    int digits = 1 + (int)(x % 15);             /* 1..15 digits */
+    int point = (int)((x >> 8) % (digits + 2)); /* position of the '.', or none */
+    uint64_t y = x >> 16;
+    size_t len = 0;
+    for (int d = 0; d < digits; d++) {
+      if (d == point)
+        text[len++] = '.';
+      text[len++] = (char)('0' + (y % 10));
+      y = y / 10 ? y / 10 : x >> 20;
+    }
+    if (point == digits)
+      text[len++] = '.';
+    text[len] = '\0';
+    double got = -1.0, want = strtod(text, NULL);
+    assert_int_equal(rs_num_parse_double(text, len, &got), RS_OK);
+    if (got != want)
+      fail_msg("'%s' parsed as %.17g, strtod gives %.17g", text, got, want);
+  }
+  expect_double("123456789012345", 123456789012345.0);
+  expect_double("0.000000000000001", 1e-15);
+  expect_double("9.99999999999999", 9.99999999999999);
+  expect_double("1234567890123456", 1234567890123456.0); /* 16 digits: the full parser */
+  expect_double("5.", 5.0);
+  expect_double(".5", 0.5);
+  expect_double_status(".", RS_INVALID);
+  expect_double_status("1..2", RS_INVALID);
+}
+
 static void test_double_rejects(void **state) {
   (void)state;
   static const char *bad[] = {"",      "+",   "-",    ".",   "-.",   "e5",       "1e",
@@ -368,12 +406,19 @@ static void test_days_from_civil(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_double_exact),    cmocka_unit_test(test_double_long_mantissa),
-      cmocka_unit_test(test_double_rejects),  cmocka_unit_test(test_double_not_nul_terminated),
-      cmocka_unit_test(test_int64),           cmocka_unit_test(test_units_bytes),
-      cmocka_unit_test(test_units_seconds),   cmocka_unit_test(test_units_count_percent_bitrate),
-      cmocka_unit_test(test_time_parse),      cmocka_unit_test(test_time_rejects),
-      cmocka_unit_test(test_time_range),      cmocka_unit_test(test_time_format),
+      cmocka_unit_test(test_double_exact),
+      cmocka_unit_test(test_double_long_mantissa),
+      cmocka_unit_test(test_double_short_decimals_round_correctly),
+      cmocka_unit_test(test_double_rejects),
+      cmocka_unit_test(test_double_not_nul_terminated),
+      cmocka_unit_test(test_int64),
+      cmocka_unit_test(test_units_bytes),
+      cmocka_unit_test(test_units_seconds),
+      cmocka_unit_test(test_units_count_percent_bitrate),
+      cmocka_unit_test(test_time_parse),
+      cmocka_unit_test(test_time_rejects),
+      cmocka_unit_test(test_time_range),
+      cmocka_unit_test(test_time_format),
       cmocka_unit_test(test_days_from_civil),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

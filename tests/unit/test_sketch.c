@@ -125,6 +125,44 @@ static void test_bucket_edges(void **state) {
   }
 }
 
+/* The reference mapping the table-driven index must reproduce exactly. */
+static int32_t libm_index(double v) { return (int32_t)ceil(log(v) * 49.99833328888678); }
+
+/* Every bucket edge from 1e-9 to 1e300 and the values a few ulps either
+ * side of it (where the fast index defers to log()), then log-uniform
+ * random values over the whole range and short decimals as metrics write
+ * them (the fast path): the same index as ceil(log(v) / log(gamma)). */
+static void test_index_matches_libm(void **state) {
+  (void)state;
+  size_t checked = 0;
+  for (int i = -1036; i <= 34538; i++) {
+    double v = exp((double)i / 49.99833328888678);
+    for (int k = 0; k < 6; k++)
+      v = nextafter(v, 0.0);
+    for (int k = 0; k < 13; k++, v = nextafter(v, INFINITY)) {
+      if (v < RS_SKETCH_MIN_VALUE)
+        continue;
+      if (rs_sketch_index(v) != libm_index(v))
+        fail_msg("%.17g: index %d, log() gives %d", v, rs_sketch_index(v), libm_index(v));
+      checked++;
+    }
+  }
+  uint64_t x = 88172645463325252ull; /* xorshift64 */
+  for (int n = 0; n < 2000000; n++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double u = (double)(x >> 11) / 9007199254740992.0;
+    double v = n % 2 ? exp(-20.7 + u * 711.0) : floor(u * 1e7) / 100.0;
+    if (v < RS_SKETCH_MIN_VALUE || !isfinite(v))
+      continue;
+    if (rs_sketch_index(v) != libm_index(v))
+      fail_msg("%.17g: index %d, log() gives %d", v, rs_sketch_index(v), libm_index(v));
+    checked++;
+  }
+  assert_true(checked > 2000000);
+}
+
 static void test_empty(void **state) {
   (void)state;
   rs_sketch s;
@@ -264,6 +302,7 @@ int main(void) {
       cmocka_unit_test(test_bound_huge_range),
       cmocka_unit_test(test_constant),
       cmocka_unit_test(test_bucket_edges),
+      cmocka_unit_test(test_index_matches_libm),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_q_outside_unit),
       cmocka_unit_test(test_merge_equals_adding_all),

@@ -14,6 +14,7 @@
 #include "ingest_stream.h"
 #include "rightsize/file.h"
 #include "rightsize/num.h"
+#include "num_fast.h"
 
 /* ---- format names ---- */
 
@@ -393,6 +394,8 @@ typedef struct run {
   rs_arena *arena;
   const char *keys[RS_MAX_DEVICES]; /* device keys (bus id or uuid) in first-seen order */
   size_t nkeys;
+  double *col_max; /* per column: rs_metric_max of its metric (canonical), for the fast path */
+  rs_sample s;     /* the row being built, reused: only what the last row set is cleared */
 } run;
 
 /* The column just past a field: where a missing field would have started. */
@@ -438,6 +441,11 @@ static rs_status key_device(run *r, rs_sample *s, const rs_csv_field *f, rs_erro
 static bool is_header_again(const run *r, const rs_csv_field *f, size_t n) {
   if (r->layout.headerless || n != r->layout.ncols)
     return false;
+  /* A data row's first cell is a time, the header's a name: most rows end
+   * at the first byte. */
+  if (f[0].len > 0 && f[0].text[0] >= '0' && f[0].text[0] <= '9' &&
+      r->layout.names[0][0] != f[0].text[0])
+    return false;
   for (size_t i = 0; i < n; i++) {
     size_t len = f[i].len;
     const char *text = rs_ingest_trim(f[i].text, &len);
@@ -447,8 +455,57 @@ static bool is_header_again(const run *r, const rs_csv_field *f, size_t n) {
   return true;
 }
 
+/* The fast path of a metric cell: a short plain decimal (rs_num_parse_fast)
+ * whose canonical value is in the metric's range. Exactly what set_metric
+ * accepts for such text, with the same value; anything else (units, spaces,
+ * [N/A], an error) returns false and goes through rs_ingest_set_cell. */
+static bool fast_metric(rs_sample *s, const rs_column *c, double maxc, const rs_csv_field *f) {
+  double v;
+  if (!rs_num_parse_fast(f->text, f->len, &v))
+    return false;
+  v = v * c->scale + 0.0;
+  if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= maxc)))
+    return false;
+  s->v[c->metric] = v;
+  s->present |= 1u << c->metric;
+  return true;
+}
+
+/* The same for unix seconds in range, as rs_time_parse reads them. */
+static bool fast_time(rs_sample *s, const rs_csv_field *f) {
+  double t;
+  if (!rs_num_parse_fast(f->text, f->len, &t) || !rs_time_in_range(t))
+    return false;
+  s->t = t;
+  return true;
+}
+
+/* The same for a gpu index of one or two digits below RS_MAX_DEVICES, as
+ * set_gpu reads it. */
+static bool fast_gpu(rs_sample *s, const rs_csv_field *f) {
+  unsigned d0 = (unsigned)(unsigned char)f->text[0] - '0', idx;
+  if (d0 > 9 || f->len > 2)
+    return false;
+  idx = d0;
+  if (f->len == 2) {
+    unsigned d1 = (unsigned)(unsigned char)f->text[1] - '0';
+    if (d1 > 9)
+      return false;
+    idx = d0 * 10 + d1;
+  }
+  if (idx >= RS_MAX_DEVICES)
+    return false;
+  s->gpu = (int)idx;
+  return true;
+}
+
+/* One row into r->s. The sample is reused: the values the previous row set
+ * are cleared (every other value is already 0), not the whole struct.
+ * Empty cells set nothing, so they skip the setter; cells the fast paths
+ * do not take go through rs_ingest_set_cell, in column order, so the first
+ * bad cell is the one reported. */
 static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) {
-  rs_sample s;
+  rs_sample *s = &r->s;
   if (is_header_again(r, f, n)) {
     r->res.repeated_headers++;
     return RS_OK;
@@ -456,25 +513,54 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
   rs_status st = check_width(r, f, n, err);
   if (st != RS_OK)
     return st;
-  memset(&s, 0, sizeof(s));
-  s.gpu = -1;
-  s.path = r->path;
-  s.line = f[0].line;
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1)
+    s->v[__builtin_ctz(bits)] = 0.0;
+  s->present = 0;
+  s->t = 0.0;
+  s->gpu = -1;
+  s->path = r->path;
+  s->line = f[0].line;
+  s->t_col = 0;
   for (size_t i = 0; i < n; i++) {
     const rs_column *c = &r->layout.cols[i];
-    if (c->kind == RS_COL_TIMESTAMP)
-      s.t_col = f[i].col;
-    st = rs_ingest_set_cell(&s, c, r->layout.names[i], f[i].text, f[i].len, r->path, f[i].line,
+    switch (c->kind) {
+    case RS_COL_IGNORED: continue;
+    case RS_COL_TIMESTAMP:
+      s->t_col = f[i].col;
+      if (fast_time(s, &f[i]))
+        continue;
+      break;
+    case RS_COL_METRIC:
+      if (f[i].len == 0 || fast_metric(s, c, r->col_max[i], &f[i]))
+        continue;
+      break;
+    case RS_COL_GPU_INDEX:
+      if (f[i].len == 0 || fast_gpu(s, &f[i]))
+        continue;
+      break;
+    }
+    st = rs_ingest_set_cell(s, c, r->layout.names[i], f[i].text, f[i].len, r->path, f[i].line,
                             f[i].col, err);
     if (st != RS_OK)
       return st;
   }
-  if (r->layout.key_col >= 0 && (st = key_device(r, &s, &f[r->layout.key_col], err)) != RS_OK)
+  if (r->layout.key_col >= 0 && (st = key_device(r, s, &f[r->layout.key_col], err)) != RS_OK)
     return st;
-  st = r->sink(r->ctx, &s, err);
+  st = r->sink(r->ctx, s, err);
   if (st == RS_OK)
     r->res.rows++;
   return st;
+}
+
+/* The fast path's per-column bounds, once the layout is known. */
+static rs_status column_bounds(run *r, rs_arena *arena, rs_error *err) {
+  r->col_max = rs_arena_alloc_array(arena, r->layout.ncols, sizeof(*r->col_max));
+  if (r->col_max == NULL)
+    return rs_arena_error(arena, err, r->path, "while reading the header");
+  for (size_t i = 0; i < r->layout.ncols; i++)
+    r->col_max[i] =
+        r->layout.cols[i].kind == RS_COL_METRIC ? rs_metric_max(r->layout.cols[i].metric) : 0.0;
+  return RS_OK;
 }
 
 /* A header of one field holding ';' or a tab: the wrong delimiter. */
@@ -559,6 +645,8 @@ static rs_status read_all(run *r, rs_arena *arena, const rs_ingest_options *opts
                                    err);
   r->res.columns = r->layout.ncols;
   next_line = f[n - 1].line + 1;
+  if ((st = column_bounds(r, arena, err)) != RS_OK)
+    return st;
   if (r->layout.headerless && (st = do_row(r, f, n, err)) != RS_OK)
     return st;
   while ((st = rs_csv_next(r->reader, &f, &n, err)) == RS_OK && n > 0) {

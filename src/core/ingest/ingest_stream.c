@@ -69,6 +69,25 @@ static rs_status raw_fill(rs_instream *s, rs_error *err) {
 /* Plain bytes straight from the raw window. */
 static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, rs_error *err) {
   rs_status st = RS_OK;
+  if (s->rpos == s->rend && !s->raw_eof && cap >= RAW_CHUNK) {
+    /* The window is drained and the reader asks for a large block: read it
+     * straight into the reader's buffer, no copy through the window. */
+    size_t n;
+    if (s->fp == NULL) {
+      size_t left = s->mem_len - s->raw_read;
+      n = left < cap ? left : cap;
+      memcpy(buf, s->mem + s->raw_read, n);
+    } else {
+      n = fread(buf, 1, cap, s->fp);
+      if (n == 0 && ferror(s->fp))
+        return rs_error_set(err, RS_IO, s->name, 0, 0, "read error: %s", strerror(errno));
+    }
+    s->raw_read += n;
+    if (n == 0)
+      s->raw_eof = true;
+    *got = n;
+    return RS_OK;
+  }
   if (s->rpos == s->rend && !s->raw_eof)
     st = raw_fill(s, err);
   size_t n = s->rend - s->rpos < cap ? s->rend - s->rpos : cap;
@@ -156,14 +175,15 @@ static rs_status decode(rs_instream *s, char *buf, size_t cap, size_t *got, rs_e
     st = read_zstd(s, buf, cap, got, err);
   else
     st = read_plain(s, buf, cap, got, err);
-  for (size_t i = 0; st == RS_OK && i < *got; i++) {
-    if (buf[i] == '\n') {
-      s->line++;
-      s->col = 1;
-    } else {
-      s->col++;
-    }
+  if (st != RS_OK || s->enc == ENC_PLAIN)
+    return st; /* line and col only place errors in compressed data */
+  const char *p = buf, *end = buf + *got, *nl;
+  while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+    s->line++;
+    s->col = 1;
+    p = nl + 1;
   }
+  s->col += (size_t)(end - p);
   return st;
 }
 

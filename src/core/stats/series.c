@@ -27,6 +27,7 @@ static void cell_add(rs_series_cell *c, const rs_series_cell *s) {
 void rs_series_init(rs_series_acc *a) {
   memset(a, 0, sizeof(*a));
   a->width = 1.0;
+  a->memo_t = NAN; /* equal to no time */
 }
 
 /* Doubles the width: bucket j goes to floor((k0 + j) / 2) - floor(k0 / 2),
@@ -89,8 +90,16 @@ static void reserve(rs_series_acc *a, double t_lo, double t_hi) {
 
 void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
   rs_series_cell one = {1, v, v, v};
-  reserve(a, t, t);
-  cell_add(&a->cell[ch][(int64_t)floor(t / a->width) - a->k0], &one);
+  /* The bucket of the last time, still in range at the same width: there
+   * reserve() would change nothing. */
+  if (!(t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
+        a->memo_k < a->k0 + (int64_t)a->n)) {
+    reserve(a, t, t);
+    a->memo_t = t;
+    a->memo_width = a->width;
+    a->memo_k = (int64_t)floor(t / a->width);
+  }
+  cell_add(&a->cell[ch][a->memo_k - a->k0], &one);
 }
 
 void rs_series_merge(rs_series_acc *dst, const rs_series_acc *src) {

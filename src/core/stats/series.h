@@ -22,6 +22,10 @@ typedef struct rs_series_acc {
   double width; /* seconds, a power of two */
   int64_t k0;   /* bucket 0 is [k0 x width, (k0 + 1) x width) */
   size_t n;     /* buckets in use from k0; 0: empty */
+  /* The last time added, the width then and its absolute bucket: the rows
+   * of one timestamp (one per GPU, several channels) skip the division. */
+  double memo_t, memo_width;
+  int64_t memo_k;
   rs_series_cell cell[RS_SERIES_CHANNELS][RS_SERIES_BUCKETS];
 } rs_series_acc;
 

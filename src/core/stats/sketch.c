@@ -1,19 +1,134 @@
 #include "sketch.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* gamma = (1 + alpha) / (1 - alpha) for alpha = 0.01. The logarithm is a
- * literal so the hot path does one log() per value and no division;
- * test_bucket_edges checks the index on bucket edges across the range. */
+ * literal so the index needs no division; test_bucket_edges checks the
+ * index on bucket edges across the range. */
 #define SKETCH_GAMMA ((1.0 + RS_SKETCH_ALPHA) / (1.0 - RS_SKETCH_ALPHA))
 #define SKETCH_INV_LOG_GAMMA 49.99833328888678
 
 /* Extra bins allocated beyond the needed range so that a slowly widening
  * stream does not reallocate on every new bucket. */
 #define SKETCH_SLACK 64
+
+/* The reference mapping: the bucket of v is ceil(log(v) / log(gamma)). */
+static int32_t sketch_index_libm(double v) { return (int32_t)ceil(log(v) * SKETCH_INV_LOG_GAMMA); }
+
+/* The same index without a libm log() per value. The reference is
+ * monotonic in v, so bucket i starts at a threshold T(i), the least double
+ * whose reference index is i or more, and the index of v is the largest i
+ * with T(i) <= v. An estimate narrows i to three candidates and two
+ * comparisons with thresholds pick the one the reference gives, so every
+ * value lands in exactly the bucket it did with log() (and
+ * test_index_matches_libm checks it).
+ *
+ * The estimate: v = 2^e * m, m in [1, 2); the top SKETCH_LOG_BITS bits of m
+ * pick a table cell centred on c, and log(v) ~ e ln 2 + log(c) + (m - c)/c,
+ * off by less than ((m - c)/c)^2 / 2 < 2e-6, which is 1e-4 of a bucket: the
+ * true index is the estimate's ceiling or a neighbour. Thresholds are found
+ * on first use by bisection over the reference (a few dozen log() calls
+ * each, a few hundred buckets in a typical run) and kept in a table over
+ * the whole index range (written atomically: threads may fill it at once,
+ * and any two fills agree). */
+#define SKETCH_LOG_BITS 8
+#define SKETCH_LOG_CELLS (1 << SKETCH_LOG_BITS)
+#define SKETCH_LN2 0.6931471805599453094
+/* Indexes of values from RS_SKETCH_MIN_VALUE to DBL_MAX, with a margin. */
+#define SKETCH_INDEX_LO (-1040)
+#define SKETCH_INDEX_HI 35500
+
+static double sketch_log_c[SKETCH_LOG_CELLS]; /* log(c) per cell */
+static double sketch_inv_c[SKETCH_LOG_CELLS]; /* 1 / c */
+static double sketch_c[SKETCH_LOG_CELLS];     /* c = 1 + (j + 0.5) / cells */
+static pthread_once_t sketch_once = PTHREAD_ONCE_INIT;
+static atomic_bool sketch_ready;
+/* T(i) as double bits, 0 until found. */
+static _Atomic uint64_t sketch_edge[SKETCH_INDEX_HI - SKETCH_INDEX_LO + 1];
+
+static void sketch_tables(void) {
+  for (int j = 0; j < SKETCH_LOG_CELLS; j++) {
+    double c = 1.0 + ((double)j + 0.5) / SKETCH_LOG_CELLS;
+    sketch_c[j] = c;
+    sketch_inv_c[j] = 1.0 / c;
+    sketch_log_c[j] = log(c);
+  }
+  atomic_store_explicit(&sketch_ready, true, memory_order_release);
+}
+
+static double bits_double(uint64_t b) {
+  double d;
+  memcpy(&d, &b, sizeof(d));
+  return d;
+}
+
+static uint64_t double_bits(double d) {
+  uint64_t b;
+  memcpy(&b, &d, sizeof(b));
+  return b;
+}
+
+/* The least positive double whose reference index is >= i (bisection over
+ * the bits of positive doubles, which order as integers); INFINITY past
+ * DBL_MAX. */
+static double sketch_threshold(int32_t i) {
+  double guess = exp(((double)i - 1.0) / SKETCH_INV_LOG_GAMMA);
+  uint64_t lo = double_bits(guess * (1.0 - 1e-9)), hi = double_bits(guess * (1.0 + 1e-9));
+  if (!isfinite(guess) || sketch_index_libm(bits_double(lo)) >= i)
+    lo = 1; /* the smallest subnormal: its index is far below any i here */
+  if (!isfinite(bits_double(hi)) || sketch_index_libm(bits_double(hi)) < i) {
+    hi = double_bits(DBL_MAX);
+    if (sketch_index_libm(DBL_MAX) < i)
+      return INFINITY;
+  }
+  while (hi - lo > 1) { /* index(lo) < i <= index(hi) */
+    uint64_t mid = lo + (hi - lo) / 2;
+    if (sketch_index_libm(bits_double(mid)) >= i)
+      hi = mid;
+    else
+      lo = mid;
+  }
+  return bits_double(hi);
+}
+
+static __attribute__((noinline)) uint64_t sketch_edge_fill(int32_t i) {
+  uint64_t b = double_bits(sketch_threshold(i));
+  atomic_store_explicit(&sketch_edge[i - SKETCH_INDEX_LO], b, memory_order_relaxed);
+  return b;
+}
+
+static inline double sketch_edge_at(int32_t i) {
+  uint64_t b = atomic_load_explicit(&sketch_edge[i - SKETCH_INDEX_LO], memory_order_relaxed);
+  return bits_double(b != 0 ? b : sketch_edge_fill(i));
+}
+
+int32_t rs_sketch_index(double v) {
+  if (!atomic_load_explicit(&sketch_ready, memory_order_acquire))
+    pthread_once(&sketch_once, sketch_tables);
+  uint64_t bits = double_bits(v);
+  /* v >= RS_SKETCH_MIN_VALUE: normal, positive and finite. */
+  int e = (int)(bits >> 52) - 1023;
+  int j = (int)((bits >> (52 - SKETCH_LOG_BITS)) & (SKETCH_LOG_CELLS - 1));
+  double m = bits_double((bits & 0x000FFFFFFFFFFFFFull) | 0x3FF0000000000000ull);
+  double y = ((double)e * SKETCH_LN2 + sketch_log_c[j] + (m - sketch_c[j]) * sketch_inv_c[j]) *
+             SKETCH_INV_LOG_GAMMA;
+  /* ceil(y) for y not an integer; truncation of a positive number floors */
+  int32_t i = (int32_t)(y - (double)SKETCH_INDEX_LO) + SKETCH_INDEX_LO + 1;
+  if (i <= SKETCH_INDEX_LO || i >= SKETCH_INDEX_HI)
+    return sketch_index_libm(v); /* unreachable for v in range */
+  if (v < sketch_edge_at(i))
+    return i - 1;
+  if (v >= sketch_edge_at(i + 1))
+    return i + 1;
+  return i;
+}
 
 void rs_sketch_init(rs_sketch *s) {
   memset(s, 0, sizeof(*s));
@@ -27,8 +142,6 @@ void rs_sketch_release(rs_sketch *s) {
   free(s->bins);
   rs_sketch_init(s);
 }
-
-static int32_t sketch_index(double v) { return (int32_t)ceil(log(v) * SKETCH_INV_LOG_GAMMA); }
 
 /* The bucket's representative value: the midpoint that keeps every value in
  * (gamma^(i-1), gamma^i] within relative error alpha. */
@@ -79,7 +192,7 @@ static rs_status sketch_cover(rs_sketch *s, int32_t lo, int32_t hi) {
 rs_status rs_sketch_add(rs_sketch *s, double v) {
   assert(isfinite(v) && v >= 0.0);
   if (v >= RS_SKETCH_MIN_VALUE) {
-    int32_t i = sketch_index(v);
+    int32_t i = rs_sketch_index(v);
     uint32_t rel = (uint32_t)((int64_t)i - s->offset);
     if (s->nbins == 0 || i < s->offset || rel >= s->nbins) {
       if (sketch_cover(s, i, i) != RS_OK)
@@ -143,7 +256,7 @@ double rs_sketch_quantile(const rs_sketch *s, double q) {
 /* The first bin (relative to offset) holding only values greater than x,
  * or nbins when there is none. x must be >= RS_SKETCH_MIN_VALUE. */
 static uint32_t sketch_first_above(const rs_sketch *s, double x) {
-  int64_t rel = (int64_t)sketch_index(x) + 1 - s->offset;
+  int64_t rel = (int64_t)rs_sketch_index(x) + 1 - s->offset;
   if (rel < 0)
     return 0;
   if (rel > (int64_t)s->nbins)

@@ -29,6 +29,11 @@ typedef struct rs_sketch {
 void rs_sketch_init(rs_sketch *s);
 void rs_sketch_release(rs_sketch *s);
 
+/* The bucket index of v (>= RS_SKETCH_MIN_VALUE, finite): exactly
+ * ceil(log(v) / log(gamma)) as libm's log() gives it, mostly without
+ * calling it. Exposed for the tests. */
+int32_t rs_sketch_index(double v);
+
 /* Adds v (finite, >= 0; asserted). RS_NOMEM if the bin array cannot grow. */
 rs_status rs_sketch_add(rs_sketch *s, double v);
 

@@ -279,9 +279,8 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     st->grid_first = s->t;
   if (!is_request_event(s) && s->t > st->grid_last)
     st->grid_last = s->t;
-  for (int m = 0; m < RS_METRIC_COUNT; m++) {
-    if (!(s->present & (1u << m)))
-      continue;
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
+    int m = __builtin_ctz(bits);
     double v = s->v[m];
     series_add(st, s->t, slot, (rs_metric)m, v);
     /* A per-device value goes to its device only: the pooled view of
