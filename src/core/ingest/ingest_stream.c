@@ -83,6 +83,7 @@ static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, 
         return rs_error_set(err, RS_IO, s->name, 0, 0, "read error: %s", strerror(errno));
     }
     s->raw_read += n;
+    rs_progress_update(s->progress, s->raw_read);
     if (n == 0)
       s->raw_eof = true;
     *got = n;
