@@ -76,6 +76,23 @@ static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
   snprintf(r->c[14], 48, "%s", rs_confidence_name(c->confidence));
 }
 
+/* The LLM columns of a CSV row: $ per million input and output tokens,
+ * TTFT and TPOT at their quantiles; empty for other endpoints and for a
+ * shape that does not fit. */
+static void put_llm_csv(rs_buf *out, const rs_candidate *c) {
+  char cell[4][48] = {"", "", "", ""};
+  if (c->llm.on && c->fits) {
+    fmt(cell[0], c->llm.usd_per_m_input, 4, "", "");
+    fmt(cell[1], c->llm.usd_per_m_output, 4, "", "");
+    fmt(cell[2], c->llm.ttft_q_ms, 3, "", "");
+    fmt(cell[3], c->llm.tpot_ms, 3, "", "");
+  }
+  for (int k = 0; k < 4; k++) {
+    rs_buf_putc(out, ',');
+    rs_buf_put_csv(out, cell[k]);
+  }
+}
+
 static size_t shown(const rs_fit_result *r, const rs_report_fit_options *o) {
   return o->top && o->top < r->nfitting ? o->top : r->nfitting;
 }
@@ -97,6 +114,7 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
   if (kind == OUT_CSV) {
     for (int k = 0; k < NCOLS; k++)
       rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
+    rs_buf_puts(out, ",usd_per_million_input_tokens,usd_per_million_output_tokens,ttft_ms,tpot_ms");
     rs_buf_putc(out, '\n');
     for (size_t i = 0; i < n; i++) {
       for (int k = 0; k < NCOLS; k++) {
@@ -104,6 +122,7 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
           rs_buf_putc(out, ',');
         rs_buf_put_csv(out, rows[i].c[k]);
       }
+      put_llm_csv(out, i + 1 < n ? &r->fitting[i] : &r->current);
       rs_buf_putc(out, '\n');
     }
   } else {
