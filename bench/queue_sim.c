@@ -21,30 +21,13 @@
 
 #include "queue.h"
 
+#include "bench_rng.h"
+
 static const unsigned servers[] = {1, 2, 4, 8, 16};
 static const double rhos[] = {0.3, 0.5, 0.7, 0.8, 0.9};
 static const double cs2s[] = {0.1, 0.5, 1.0, 2.0, 4.0};
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 #define CELLS (COUNT(servers) * COUNT(rhos) * COUNT(cs2s))
-
-typedef struct rng {
-  uint64_t s;
-  double spare; /* the second normal of a Box-Muller pair */
-  int has_spare;
-} rng;
-
-/* splitmix64 */
-static uint64_t rng_next(rng *r) {
-  uint64_t z = (r->s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* Uniform in (0, 1). */
-static double rng_uniform(rng *r) {
-  return ((double)(rng_next(r) >> 11) + 0.5) / 9007199254740992.0;
-}
 
 static double rng_normal(rng *r) {
   if (r->has_spare) {

@@ -44,6 +44,9 @@
   256 /* sequences one server batches at most (vLLM's max_num_seqs default)                        \
        */
 
+#define RS_LLM_CHUNK_TOKENS                                                                        \
+  2048.0 /* prompt tokens one step prefills at most (chunked prefill's token budget) */
+
 /* Constraints: what bound a replica count, or why a shape was rejected. */
 #define RS_CONSTRAINT_MAP(X)                                                                       \
   X(NONE, "none")                                                                                  \
@@ -59,7 +62,8 @@
   X(KV_CAPACITY, "kv-capacity")                                                                    \
   X(DECODE_BANDWIDTH, "decode-bandwidth")                                                          \
   X(TTFT, "ttft")                                                                                  \
-  X(TPOT, "tpot")
+  X(TPOT, "tpot")                                                                                  \
+  X(PREFILL_COMPUTE, "prefill-compute")
 
 typedef enum {
 #define RS_CONSTRAINT_ENUM(name, key) RS_CONSTRAINT_##name,
@@ -185,6 +189,7 @@ typedef struct rs_llm_demand {
   double prompt_mean, prompt_q; /* prompt tokens per request: mean and the SLO quantile */
   double output_mean, output_q; /* output tokens per request */
   double prompt_cs2;            /* squared CV of prompt tokens (1 when unknown) */
+  double output_cs2;            /* squared CV of output tokens (NaN when unknown) */
   const char *tokens_basis;
   double eff_compute, eff_bandwidth; /* share of peak reached on the source device */
   const char *eff_basis;
@@ -217,9 +222,12 @@ typedef struct rs_llm_fit {
   double prefill_ms;                     /* a mean prompt's prefill */
   double prefill_share;                  /* of the server's time spent on prefill */
   double ttft_q_ms, tpot_ms, e2e_q_ms;
-  double capacity_rps; /* requests/s one server sustains before KV or compute runs out */
-  double goodput;      /* share of requests meeting the TTFT and TPOT SLOs at the peak */
-  const char *binds;   /* what limits capacity: "decode bandwidth", "compute", "KV capacity" */
+  double tpot_mean_ms;   /* TPOT at the running batch: the step stretched by the prefill chunks */
+  double capacity_rps;   /* requests/s one server sustains before KV or compute runs out */
+  double capacity_batch; /* the running batch at that rate */
+  double kv_batch_max;   /* sequences the KV memory holds at the mean resident length */
+  double goodput;        /* share of requests meeting the TTFT and TPOT SLOs at the peak */
+  const char *binds;     /* what limits capacity: "decode bandwidth", "compute", "KV capacity" */
   double usd_per_m_output, usd_per_m_input; /* $ per million tokens at the mean rate */
 } rs_llm_fit;
 
@@ -269,9 +277,10 @@ typedef struct rs_candidate {
   const rs_instance *inst;
   bool is_current;
   bool fits;
-  rs_constraint failed; /* why it does not fit */
-  const char *reason;   /* one line with the numbers */
-  double shortfall;     /* how far off (need / capacity), for "closest" */
+  rs_constraint failed;    /* why it does not fit */
+  const char *reason;      /* one line with the numbers */
+  const char *binding_why; /* an LLM fit's binding constraint with its numbers; NULL otherwise */
+  double shortfall;        /* how far off (need / capacity), for "closest" */
   /* sizing */
   const char *basis;           /* "measured", "measured on SHAPE", "modelled", "observed" */
   double ratio;                /* projected busy time / source busy time */

@@ -138,8 +138,12 @@ static void test_fit_chat(void **state) {
     assert_true(f->tpot_ms <= l->tpot_slo_ms && f->ttft_q_ms <= l->ttft_slo_ms);
     assert_true(f->kv_demand_bytes <= f->kv_capacity_bytes);
     double lambda = r->demand.design_peak / c->servers;
-    double little = lambda * l->output_mean * f->step_ms / 1e3 / (1 - f->prefill_share);
+    double little = lambda * l->output_mean * f->tpot_mean_ms / 1e3;
     assert_true(fabs(f->batch / little - 1) < 1e-6);
+    /* the step stretches by the prefill chunks, never shrinks */
+    assert_true(f->tpot_mean_ms >= f->step_ms);
+    /* at its capacity the batch stays within what its KV memory holds */
+    assert_true(f->capacity_batch <= f->kv_batch_max * (1 + 1e-9));
     assert_true(f->usd_per_m_output > 0 && f->usd_per_m_input > 0);
     /* both p99 SLOs met: at most about 2% of requests miss one of them */
     assert_true(f->goodput >= 0.98 && f->goodput <= 1.0);
@@ -151,6 +155,37 @@ static void test_fit_chat(void **state) {
   assert_false(fits);
   assert_int_equal(v100->failed, RS_CONSTRAINT_MEMORY);
   assert_non_null(strstr(v100->reason, "weights 12.6 GiB + KV"));
+}
+
+/* The Azure example's A10G by hand (docs/model.md "LLM serving"): 600 GB/s
+ * and 70 TFLOPS (catalog), 50% of each; the KV memory holds B sequences of
+ * prompt + output x (1 + cs2) / 2 tokens; a decode step reads the weights and their KV;
+ * each 1173-token prompt is one chunk, a step of 2 x 8.03 G x (B + 1173)
+ * FLOPs. Little's law with the prefill steps' extra time:
+ * B = lambda x out x t / (1 - lambda x extra), so lambda = B / (out x t +
+ * B x extra). The model's capacity is that rate and KV capacity binds. */
+static void test_a10g_by_hand(void **state) {
+  rs_arena *arena = *state;
+  rs_fit_result *r = fit_shipped(arena, "profiles/llm-azure/llama31-8b-azure-conv.yaml", NULL);
+  const rs_llm_demand *l = &r->demand.llm;
+  const rs_candidate *c = &r->current;
+  assert_string_equal(c->inst->name, "g5.2xlarge");
+  assert_true(c->llm.on);
+  /* the output weighted by how long it stays: prompt + out (1 + cs2) / 2 */
+  double kv_seq = (l->prompt_mean + l->output_mean * (1 + l->output_cs2) / 2) * 131072.0;
+  double b = c->llm.kv_capacity_bytes / kv_seq;
+  double bw = 600e9 * 0.5, flops = 70e12 * 0.5;
+  double t = (l->weight_bytes + b * kv_seq) / bw;
+  double extra = 2.0 * 8.03e9 * (b + l->prompt_mean) / flops - t;
+  double lambda = b / (l->output_mean * t + b * extra);
+  assert_true(fabs(c->llm.capacity_rps / lambda - 1) < 1e-3);
+  assert_string_equal(c->llm.binds, "KV capacity");
+  assert_true(lambda > 0.7 && lambda < 0.9); /* about 0.80 req/s */
+  /* prefill alone at the design peak needs more than the A10G's peak */
+  assert_true(r->demand.design_peak * 2.0 * 8.03e9 * l->prompt_mean > 70e12);
+  assert_false(c->fits);
+  assert_int_equal(c->failed, RS_CONSTRAINT_KV_CAPACITY);
+  assert_non_null(strstr(c->reason, "req/s a server sustains (KV capacity: "));
 }
 
 /* A model whose decode small CPU shapes cannot carry: those are rejected for
@@ -187,6 +222,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_profile_keys, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit_chat, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit_cpu_decode, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_a10g_by_hand, setup_arena, teardown_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

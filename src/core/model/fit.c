@@ -53,7 +53,7 @@ static void data_reasons(rs_fit_ctx *ctx, const rs_demand *d, reasons *r) {
   double pm = sum->stats.rate_peak_to_mean;
   if (pm > RS_WARN_PEAK_TO_MEAN)
     lower(r, RS_CONF_MEDIUM, rs_fit_printf(ctx, "spiky traffic (peak/mean %.1f)", pm));
-  if (!d->latency_observed && !d->capacity_only)
+  if (!d->latency_observed && !d->capacity_only && !d->llm.on)
     lower(r, RS_CONF_LOW, "no latency samples: service times assumed exponential");
   if (d->capacity_only)
     lower(r, RS_CONF_LOW,
@@ -524,8 +524,10 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
     rs_fit_reject(c, k, rs_llm_failure(ctx, d, c, k),
                   k == RS_CONSTRAINT_KV_CAPACITY ? c->llm.kv_demand_bytes / c->llm.kv_capacity_bytes
                                                  : c->util / ctx->o->max_util);
-  else
+  else {
     c->binding = rs_llm_tightest(ctx, d, c);
+    c->binding_why = rs_llm_binding_why(ctx, d, c, c->binding);
+  }
   price(res, c);
 }
 

@@ -32,41 +32,160 @@ static server server_of(const rs_llm_fit *f) {
   return s;
 }
 
-/* Mean tokens a decoding sequence holds: its prompt and half its output. */
+/* Mean tokens a decoding sequence holds, over time: its prompt and half
+ * its output, the output weighted by how long it stays (a sequence with
+ * twice the output stays twice as long): prompt + E[out^2] / (2 E[out]) =
+ * prompt + out (1 + cs2) / 2. */
 static double resident_tokens(const rs_llm_demand *l) {
-  return l->prompt_mean + l->output_mean / 2;
+  double cs2 = l->output_cs2 > 0 ? l->output_cs2 : 0.0;
+  return l->prompt_mean + l->output_mean * (1.0 + cs2) / 2;
 }
 
-/* Prefill of `tokens` prompt tokens: 2 x active params FLOPs per token,
- * at least one read of the weights. Seconds. */
-static double prefill_s(const rs_llm_demand *l, server s, double tokens) {
-  return fmax(2.0 * l->active_params * tokens / s.flops, l->weight_bytes / s.bytes_s);
-}
-
-/* One decode step for `batch` sequences: the weights and the batch's KV
- * read once, or 2 x active params FLOPs per sequence, whichever is longer. */
-static double step_s(const rs_llm_demand *l, server s, double batch) {
+/* One decode step for `batch` sequences on its own: the weights and the
+ * batch's KV read once, or 2 x active params FLOPs per sequence, whichever
+ * is longer (the roofline). Seconds. */
+static double decode_s(const rs_llm_demand *l, server s, double batch) {
   double kv = batch * rs_llm_kv_bytes_seq(l, resident_tokens(l));
   return fmax((l->weight_bytes + kv) / s.bytes_s, 2.0 * l->active_params * batch / s.flops);
 }
 
-/* Running batch at lambda requests/s on one server: b = lambda x output
- * tokens x TPOT(b), TPOT = step(b) / (1 - prefill share). NaN when the
- * server cannot keep up (the iteration passes max_b). */
+/* Prefill of one `tokens`-token prompt under chunked prefill (vLLM V1's
+ * default): the prompt goes through in chunks of at most RS_LLM_CHUNK_TOKENS,
+ * each chunk in a step together with the running batch's decode tokens; such
+ * a step lasts the longer of the decode step and 2 x active params FLOPs for
+ * all its tokens. Returns the time of the prompt's steps; *extra: what they
+ * take beyond the decode steps they replace (the time prefill adds). */
+static double prefill_steps_s(const rs_llm_demand *l, server s, double batch, double tokens,
+                              double *extra) {
+  double dec = decode_s(l, s, batch), t = 0, add = 0;
+  for (double left = fmax(tokens, 1.0); left > 0; left -= RS_LLM_CHUNK_TOKENS) {
+    double chunk = fmin(left, RS_LLM_CHUNK_TOKENS);
+    double step = fmax(dec, 2.0 * l->active_params * (batch + chunk) / s.flops);
+    t += step;
+    add += step - dec;
+  }
+  if (extra)
+    *extra = add;
+  return t;
+}
+
+/* A prompt's prefill alone (no batch running): its chunks' steps. */
+static double prefill_s(const rs_llm_demand *l, server s, double tokens) {
+  return prefill_steps_s(l, s, 0.0, tokens, NULL);
+}
+
+/* The time prompt chunks add over the decode steps they replace, over the
+ * prompts' distribution (lognormal with their mean and variability, 16
+ * quantiles): its mean *m1 and mean square *m2 per prompt, and the mean time
+ * of a prompt's steps *steps (any may be NULL). Convex in the prompt: the
+ * long prompts' chunks weigh more than the mean prompt's. */
+static void extra_moments(const rs_llm_demand *l, server s, double b, double *m1, double *m2,
+                          double *steps) {
+  enum { K = 16 };
+  double sigma2 = log1p(l->prompt_cs2 > 0 ? l->prompt_cs2 : 0.0);
+  double mu = log(fmax(l->prompt_mean, 1.0)) - sigma2 / 2, a = 0, a2 = 0, t = 0;
+  for (int i = 0; i < K; i++) {
+    double e, p = exp(mu + sqrt(sigma2) * rs_normal_quantile((i + 0.5) / K));
+    t += prefill_steps_s(l, s, b, round(fmax(p, 1.0)), &e);
+    a += e;
+    a2 += e * e;
+  }
+  if (m1)
+    *m1 = a / K;
+  if (m2)
+    *m2 = a2 / K;
+  if (steps)
+    *steps = t / K;
+}
+
+/* TPOT at lambda requests/s with the running batch b, the step taken at
+ * `at` sequences: the decode step stretched by the time prefill chunks add
+ * (lambda prompts a second, each adding its extra). INFINITY past saturation. */
+static double tpot_s(const rs_llm_demand *l, server s, double lambda, double b, double at) {
+  double extra;
+  prefill_steps_s(l, s, b, l->prompt_mean, &extra);
+  double free = 1.0 - lambda * extra;
+  return free > 0 ? decode_s(l, s, at) / free : INFINITY;
+}
+
+/* Share of the server's time in steps that carry a prefill chunk. */
+static double prefill_share_of(const rs_llm_demand *l, server s, double lambda, double b) {
+  return lambda * prefill_steps_s(l, s, b, l->prompt_mean, NULL);
+}
+
+/* P(N <= k) for N Poisson with mean m (normal approximation past 500). */
+static double poisson_cdf(double k, double m) {
+  if (k < 0)
+    return 0.0;
+  if (m > 500)
+    return 0.5 * erfc(-(k + 0.5 - m) / sqrt(2.0 * m));
+  double p = exp(-m), cdf = p;
+  for (double i = 1; i <= k && cdf < 1.0 - 1e-15; i++) {
+    p *= m / i;
+    cdf += p;
+  }
+  return fmin(cdf, 1.0);
+}
+
+/* TPOT at quantile q over requests: a request's TPOT is the mean of its
+ * steps, the decode step plus, for each prompt chunk that lands while it
+ * decodes (Poisson, lambda x chunks per prompt x its decode time), that
+ * step's extra over the output tokens. Short outputs that meet a chunk make
+ * the tail; the output tokens are lognormal with their mean and variance
+ * (or, without per-request counts, their quantile out_q at out_p), taken at
+ * 64 quantiles. The q-quantile of the mixture by
+ * bisection. */
+static double tpot_quantile_s(const rs_llm_demand *l, server s, double lambda, double b, double q,
+                              double out_p) {
+  /* prompt chunks met as events of the size that keeps the stretch's mean
+   * and variance (m2 / m1 each, m1^2 / m2 as many) */
+  double m1, m2;
+  extra_moments(l, s, b, &m1, &m2, NULL);
+  double per = m2 > 0 ? m2 / m1 : 0, chunks = m2 > 0 ? m1 * m1 / m2 : 0;
+  double base = decode_s(l, s, b), mean = tpot_s(l, s, lambda, b, b);
+  if (!(per > 0) || !isfinite(mean) || !(lambda > 0))
+    return mean;
+  double z = rs_normal_quantile(out_p), r = log(l->output_q / l->output_mean);
+  double sigma = l->output_cs2 > 0        ? sqrt(log1p(l->output_cs2))
+                 : r > 0 && z * z > 2 * r ? z - sqrt(z * z - 2 * r)
+                                          : 0.0;
+  double mu = log(l->output_mean) - sigma * sigma / 2;
+  enum { K = 64 };
+  double outs[K], rate[K];
+  for (int i = 0; i < K; i++) {
+    outs[i] = fmax(2.0, round(exp(mu + sigma * rs_normal_quantile((i + 0.5) / K))));
+    rate[i] = lambda * chunks * (outs[i] - 1) * mean; /* chunks met while decoding */
+  }
+  double lo = base, hi = base + 64 * per;
+  for (int it = 0; it < 60; it++) {
+    double x = (lo + hi) / 2, tail = 0;
+    for (int i = 0; i < K; i++)
+      tail += 1.0 - poisson_cdf(floor((x - base) * (outs[i] - 1) / per), rate[i]);
+    if (tail / K > 1.0 - q)
+      lo = x;
+    else
+      hi = x;
+  }
+  return hi;
+}
+
+/* Running batch at lambda requests/s on one server (Little's law: each
+ * request decodes output_mean tokens, one per step): b = lambda x output
+ * tokens x TPOT(b). NaN when the server cannot keep up: the prefill steps
+ * fill its time, or the batch passes max_b. */
 static double running_batch(const rs_llm_demand *l, server s, double lambda, double max_b) {
-  double up = lambda * prefill_s(l, s, l->prompt_mean);
-  if (!(up < 1.0))
-    return NAN;
   double b = 0;
-  for (int i = 0; i < 200; i++) {
-    double next = lambda * l->output_mean * step_s(l, s, b) / (1.0 - up);
-    if (next > max_b)
+  for (int i = 0; i < 500; i++) {
+    if (!(prefill_share_of(l, s, lambda, b) < 1.0))
+      return NAN;
+    double next = lambda * l->output_mean * tpot_s(l, s, lambda, b, b);
+    if (!(next <= max_b))
       return NAN;
     if (fabs(next - b) < 1e-9 * fmax(1.0, next))
       return next;
     b = next;
   }
-  return b;
+  return NAN; /* no fixed point: at saturation */
 }
 
 /* Smallest n with P(Poisson(mean) <= n) >= q: sequences resident at the
@@ -110,6 +229,7 @@ static rs_status tokens_from_stats(rs_fit_ctx *ctx, rs_demand *d, rs_error *err)
     l->output_mean = ot->mean;
     l->prompt_q = quantile_of(pt, q);
     l->prompt_cs2 = pt->mean > 0 ? pow(pt->stddev / pt->mean, 2) : 1.0;
+    l->output_cs2 = ot->mean > 0 ? pow(ot->stddev / ot->mean, 2) : NAN;
     l->output_q = quantile_of(ot, q);
     l->tokens_basis =
         rs_fit_printf(ctx,
@@ -119,6 +239,7 @@ static rs_status tokens_from_stats(rs_fit_ctx *ctx, rs_demand *d, rs_error *err)
   } else if (pr->count && orr->count && rr->count && rr->mean > 0) {
     l->prompt_mean = l->prompt_q = pr->mean / rr->mean;
     l->prompt_cs2 = 1.0;
+    l->output_cs2 = NAN;
     l->output_mean = l->output_q = orr->mean / rr->mean;
     l->tokens_basis = "token rates / request rate (means only: no per-request spread)";
   } else {
@@ -248,9 +369,8 @@ static void fit_efficiency(rs_fit_ctx *ctx, rs_demand *d) {
     double b = running_batch(l, s, lambda, 1e6);
     if (isnan(b))
       break;
-    double up = lambda * prefill_s(l, s, l->prompt_mean);
-    l->tpot_model_ms = step_s(l, s, b) / (1.0 - up) * 1e3;
-    l->ttft_model_ms = (prefill_s(l, s, l->prompt_mean) + step_s(l, s, b)) * 1e3;
+    l->tpot_model_ms = tpot_s(l, s, lambda, b, b) * 1e3;
+    l->ttft_model_ms = (prefill_steps_s(l, s, b, l->prompt_mean, NULL) + decode_s(l, s, b)) * 1e3;
     if (l->tpot_observed_ms > 0)
       f.eff_bandwidth =
           fmin(EFF_MAX, fmax(EFF_MIN, f.eff_bandwidth * l->tpot_model_ms / l->tpot_observed_ms));
@@ -294,10 +414,9 @@ static void backtest(rs_fit_ctx *ctx, rs_demand *d) {
     double observed = line->intercept + line->slope * xs[i];
     double lambda = xs[i] * scale / servers;
     double b = running_batch(l, s, lambda, 1e6);
-    double up = lambda * prefill_s(l, s, l->prompt_mean);
-    if (isnan(b) || !(observed > 0) || up >= 1.0)
+    if (isnan(b) || !(observed > 0))
       continue;
-    double ratio = step_s(l, s, b) / (1.0 - up) * 1e3 / observed;
+    double ratio = tpot_s(l, s, lambda, b, b) * 1e3 / observed;
     l->backtest_lo = fmin(l->backtest_lo, ratio);
     l->backtest_hi = fmax(l->backtest_hi, ratio);
     l->backtest_points++;
@@ -357,7 +476,9 @@ rs_status rs_llm_demand_init(rs_fit_ctx *ctx, rs_demand *d, rs_error *err) {
                                l->model, l->params / 1e9, gib(l->weight_bytes),
                                l->prompt_q + l->output_q, gib(longest));
   l->eff_compute = l->eff_bandwidth = RS_LLM_EFFICIENCY;
-  l->eff_basis = "assumed (no TTFT or TPOT samples to fit)";
+  l->eff_basis =
+      "assumed, no TTFT or TPOT samples to fit; NVIDIA's NeMo Llama-2-7B figures reach 52-56% "
+      "of peak bandwidth (docs/model.md)";
   l->kv_scale = 1.0;
   fit_efficiency(ctx, d);
   backtest(ctx, d);
@@ -421,7 +542,7 @@ bool rs_llm_prepare(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
   f->eff_compute = project_eff(l->eff_compute, src.compute_tflops, one.compute_tflops, pr_comp);
   f->kv_capacity_bytes = kv_capacity(ctx, d, c);
   server s = server_of(f);
-  double one_ms = step_s(l, s, 1.0) * 1e3;
+  double one_ms = decode_s(l, s, 1.0) * 1e3;
   double budget = !isnan(l->tpot_slo_ms) ? l->tpot_slo_ms : d->slo_ms / l->output_q;
   if (one_ms > budget) {
     *k = RS_CONSTRAINT_DECODE_BANDWIDTH;
@@ -449,48 +570,76 @@ bool rs_llm_prepare(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
   return true;
 }
 
-/* The most requests/s one server sustains: the batch KV memory (or the
- * scheduler's cap) allows, each step at that batch. */
+/* The most requests/s one server sustains: the largest rate whose running
+ * batch stays within what the KV memory (or the scheduler's cap) holds and
+ * whose prefill steps leave the server time to decode (bisection on the
+ * rate; the running batch grows with it). What binds: the batch cap when the
+ * batch reaches it, prefill compute when the prefill steps fill the time
+ * first. */
 static void capacity(const rs_llm_demand *l, rs_llm_fit *f) {
   server s = server_of(f);
   double per_seq = rs_llm_kv_bytes_seq(l, resident_tokens(l)) * l->kv_scale;
   double kv_b = f->kv_capacity_bytes / per_seq;
-  double b = fmin((double)RS_LLM_MAX_SEQS, kv_b);
-  double t = step_s(l, s, b);
-  f->capacity_rps = b / (l->output_mean * t + b * prefill_s(l, s, l->prompt_mean));
-  bool compute =
-      2.0 * l->active_params * b / s.flops >= (l->weight_bytes + b * per_seq) / s.bytes_s;
-  f->binds = compute ? "compute" : kv_b < RS_LLM_MAX_SEQS ? "KV capacity" : "decode bandwidth";
+  double cap_b = fmax(fmin((double)RS_LLM_MAX_SEQS, kv_b), 1.0);
+  double lo = 0, hi = cap_b / (l->output_mean * decode_s(l, s, cap_b)); /* Little, no prefill */
+  for (int i = 0; i < 60; i++) {
+    double mid = (lo + hi) / 2;
+    if (isnan(running_batch(l, s, mid, cap_b)))
+      hi = mid;
+    else
+      lo = mid;
+  }
+  f->capacity_rps = lo;
+  f->capacity_batch = running_batch(l, s, lo, cap_b);
+  f->kv_batch_max = kv_b;
+  if (!(f->capacity_batch >= 0.98 * cap_b))
+    f->binds = l->prompt_mean >= l->output_mean ? "prefill compute" : "compute";
+  else if (2.0 * l->active_params * cap_b / s.flops >=
+           (l->weight_bytes + cap_b * per_seq) / s.bytes_s)
+    f->binds = "compute";
+  else
+    f->binds = kv_b < RS_LLM_MAX_SEQS ? "KV capacity" : "decode bandwidth";
 }
 
-/* The prefill queue: one FCFS queue of prompts, held by their prefill
- * (prompt lengths' variability). */
-static rs_queue prefill_queue(const rs_llm_demand *l, server s, double lambda) {
-  rs_queue pq = {1, lambda, prefill_s(l, s, l->prompt_mean), 1.0, l->prompt_cs2};
+/* The constraint behind the load limit: what binds the capacity. */
+static rs_constraint load_constraint(const rs_llm_fit *f) {
+  if (f->binds == NULL)
+    return RS_CONSTRAINT_UTILIZATION;
+  if (strcmp(f->binds, "KV capacity") == 0)
+    return RS_CONSTRAINT_KV_CAPACITY;
+  if (strcmp(f->binds, "decode bandwidth") == 0)
+    return RS_CONSTRAINT_DECODE_BANDWIDTH;
+  return RS_CONSTRAINT_PREFILL_COMPUTE;
+}
+
+/* The prefill queue: one FCFS queue of prompts, each held for its chunks'
+ * steps beside the running batch (prompt lengths' variability). */
+static rs_queue prefill_queue(const rs_llm_demand *l, server s, double lambda, double b) {
+  rs_queue pq = {1, lambda, prefill_steps_s(l, s, b, l->prompt_mean, NULL), 1.0, l->prompt_cs2};
   return pq;
 }
 
 /* TTFT at quantile q: the step running when a request arrives, then the
- * quantile of its wait behind other prefills plus its own prefill (the
+ * quantile of its wait behind other prompts plus its own prefill steps (the
  * quantile of the sum, prefill lognormal with the prompts' variability). */
 static double ttft_ms(const rs_llm_demand *l, server s, double lambda, double b, double q) {
-  rs_queue pq = prefill_queue(l, s, lambda);
+  rs_queue pq = prefill_queue(l, s, lambda, b);
   double s50 = pq.service_s / sqrt(1.0 + l->prompt_cs2);
   double r = rs_queue_response_quantile(&pq, s50, l->prompt_cs2, q);
   if (isnan(r))
-    r = prefill_s(l, s, l->prompt_q);
-  return (r + step_s(l, s, b)) * 1e3;
+    r = prefill_steps_s(l, s, b, l->prompt_q, NULL);
+  return (r + decode_s(l, s, b)) * 1e3;
 }
 
 /* Share of requests meeting both LLM SLOs at the peak (independent): TTFT
  * from the tail of the prefill queue's response, TPOT from the chance the
  * batch (Poisson around the running batch) exceeds the largest batch whose
  * step meets the TPOT SLO. 1 for an SLO not set. */
-static double goodput(const rs_llm_demand *l, server s, double lambda, double b, double up) {
+static double goodput(const rs_llm_demand *l, server s, double lambda, double b) {
   double ok_ttft = 1.0, ok_tpot = 1.0;
   if (!isnan(l->ttft_slo_ms)) {
-    rs_queue pq = prefill_queue(l, s, lambda);
-    double t = l->ttft_slo_ms / 1e3 - step_s(l, s, b);
+    rs_queue pq = prefill_queue(l, s, lambda, b);
+    double t = l->ttft_slo_ms / 1e3 - decode_s(l, s, b);
     double tail = t > 0 ? rs_queue_response_tail(&pq, pq.service_s / sqrt(1.0 + l->prompt_cs2),
                                                  l->prompt_cs2, t)
                         : 1.0;
@@ -498,7 +647,7 @@ static double goodput(const rs_llm_demand *l, server s, double lambda, double b,
   }
   if (!isnan(l->tpot_slo_ms)) {
     unsigned n = 0;
-    while (n < 100000 && step_s(l, s, n + 1) / (1.0 - up) * 1e3 <= l->tpot_slo_ms)
+    while (n < 100000 && tpot_s(l, s, lambda, b, n + 1) * 1e3 <= l->tpot_slo_ms)
       n++;
     double p = exp(-b), cdf = p; /* P(Poisson(b) <= n) */
     for (unsigned k = 1; k <= n && cdf < 1.0 - 1e-12; k++) {
@@ -522,30 +671,34 @@ rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, 
   c->queue_s = c->service_s;
   c->util = lambda / f->capacity_rps;
   f->prefill_ms = prefill_s(l, s, l->prompt_mean) * 1e3;
-  f->prefill_share = lambda * f->prefill_ms / 1e3;
   f->batch = running_batch(l, s, lambda, 1e6);
+  f->prefill_share = isnan(f->batch) ? INFINITY : prefill_share_of(l, s, lambda, f->batch);
   if (isnan(f->batch) || f->prefill_share >= 1.0) {
-    f->step_ms = f->tpot_ms = f->ttft_q_ms = f->e2e_q_ms = c->latency_q_ms = INFINITY;
-    return RS_CONSTRAINT_UTILIZATION;
+    f->step_ms = f->tpot_ms = f->tpot_mean_ms = f->ttft_q_ms = f->e2e_q_ms = c->latency_q_ms =
+        INFINITY;
+    return load_constraint(f);
   }
   double tq = !isnan(l->tpot_slo_ms) ? l->tpot_quantile : d->slo_quantile;
-  f->step_ms = step_s(l, s, f->batch) * 1e3;
+  f->step_ms = decode_s(l, s, f->batch) * 1e3;
+  f->tpot_mean_ms = tpot_s(l, s, lambda, f->batch, f->batch) * 1e3;
   f->kv_demand_bytes = kv_demand(l, f->batch, d->slo_quantile, &f->seqs_q);
-  f->tpot_ms = step_s(l, s, poisson_quantile(f->batch, tq)) / (1.0 - f->prefill_share) * 1e3;
+  f->tpot_ms = tpot_quantile_s(l, s, lambda, f->batch, tq, d->slo_quantile) * 1e3;
   f->ttft_q_ms =
       ttft_ms(l, s, lambda, f->batch, !isnan(l->ttft_slo_ms) ? l->ttft_quantile : d->slo_quantile);
-  double tpot_e2e =
-      step_s(l, s, poisson_quantile(f->batch, d->slo_quantile)) / (1.0 - f->prefill_share) * 1e3;
-  f->e2e_q_ms = ttft_ms(l, s, lambda, f->batch, d->slo_quantile) + l->output_q * tpot_e2e;
+  /* end to end at the SLO quantile: TTFT there + the quantile's output
+   * tokens x TPOT at the quantile's batch (documented: an upper bound, both
+   * tails together) */
+  double tpot_e2e = tpot_s(l, s, lambda, f->batch, poisson_quantile(f->batch, d->slo_quantile));
+  f->e2e_q_ms = ttft_ms(l, s, lambda, f->batch, d->slo_quantile) + l->output_q * tpot_e2e * 1e3;
   c->latency_q_ms = f->e2e_q_ms;
-  f->goodput = goodput(l, s, lambda, f->batch, f->prefill_share);
+  f->goodput = goodput(l, s, lambda, f->batch);
   c->service_q_ms = (prefill_s(l, s, l->prompt_q) * 1e3) + l->output_q * f->step_ms;
   c->wait_q_ms = fmax(c->latency_q_ms - c->service_q_ms, 0.0);
   c->p_wait = f->prefill_share;
+  if (!(c->util <= ctx->o->max_util))
+    return load_constraint(f);
   if (f->kv_demand_bytes > f->kv_capacity_bytes)
     return RS_CONSTRAINT_KV_CAPACITY;
-  if (!(c->util <= ctx->o->max_util))
-    return RS_CONSTRAINT_UTILIZATION;
   if (f->tpot_ms > l->tpot_slo_ms)
     return RS_CONSTRAINT_TPOT;
   if (f->ttft_q_ms > l->ttft_slo_ms)
@@ -553,19 +706,45 @@ rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, 
   return f->e2e_q_ms > d->slo_ms ? RS_CONSTRAINT_LATENCY : RS_CONSTRAINT_NONE;
 }
 
+const char *rs_llm_capacity_why(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c) {
+  const rs_llm_demand *l = &d->llm;
+  const rs_llm_fit *f = &c->llm;
+  server s = server_of(f);
+  double tflop = 2.0 * l->active_params * (l->prompt_mean + l->output_mean) / 1e12;
+  if (f->binds && strcmp(f->binds, "KV capacity") == 0) {
+    double dur =
+        l->output_mean * tpot_s(l, s, f->capacity_rps, f->capacity_batch, f->capacity_batch);
+    return rs_fit_printf(ctx,
+                         "%.0f sequences of %.0f tokens fit %.2f GiB of KV, each decoding %.0f "
+                         "tokens for %.1f s; prefill steps take %.0f%% of the time",
+                         f->kv_batch_max, resident_tokens(l), gib(f->kv_capacity_bytes),
+                         l->output_mean, dur,
+                         prefill_share_of(l, s, f->capacity_rps, f->capacity_batch) * 100);
+  }
+  if (f->binds && strcmp(f->binds, "decode bandwidth") == 0)
+    return rs_fit_printf(ctx, "%d sequences at most, a %.1f ms step each token", RS_LLM_MAX_SEQS,
+                         decode_s(l, s, f->capacity_batch) * 1e3);
+  return rs_fit_printf(ctx, "%.1f TFLOP per request (2 x %.2f G x %.0f tokens) at %.1f TFLOPS",
+                       tflop, l->active_params / 1e9, l->prompt_mean + l->output_mean,
+                       s.flops / 1e12);
+}
+
 const char *rs_llm_failure(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c,
                            rs_constraint k) {
   const rs_llm_fit *f = &c->llm;
   const rs_llm_demand *l = &d->llm;
   const char *at = rs_fit_printf(ctx, "at %u replica%s", c->replicas, c->replicas == 1 ? "" : "s");
+  bool load = c->util > ctx->o->max_util || !isfinite(c->latency_q_ms);
+  if (load && (k == RS_CONSTRAINT_KV_CAPACITY || k == RS_CONSTRAINT_PREFILL_COMPUTE ||
+               k == RS_CONSTRAINT_DECODE_BANDWIDTH || k == RS_CONSTRAINT_UTILIZATION))
+    return rs_fit_printf(
+        ctx, "load %.0f%% of the %.2f req/s a server sustains (%s: %s) > %.0f%% %s", c->util * 100,
+        f->capacity_rps, f->binds, rs_llm_capacity_why(ctx, d, c), ctx->o->max_util * 100, at);
   switch (k) {
   case RS_CONSTRAINT_KV_CAPACITY:
     return rs_fit_printf(
         ctx, "KV %.1f GiB for %.0f sequences at p%.0f > %.1f GiB the weights leave %s",
         gib(f->kv_demand_bytes), f->seqs_q, d->slo_quantile * 100, gib(f->kv_capacity_bytes), at);
-  case RS_CONSTRAINT_UTILIZATION:
-    return rs_fit_printf(ctx, "load %.0f%% of the %.2f req/s a server sustains (%s) > %.0f%% %s",
-                         c->util * 100, f->capacity_rps, f->binds, ctx->o->max_util * 100, at);
   case RS_CONSTRAINT_TPOT:
     return rs_fit_printf(ctx, "TPOT p%.0f %.1f ms > SLO %.0f ms %s", l->tpot_quantile * 100,
                          f->tpot_ms, l->tpot_slo_ms, at);
@@ -589,7 +768,7 @@ rs_constraint rs_llm_tightest(const rs_fit_ctx *ctx, const rs_demand *d, const r
     double used;
   } m[] = {
       {RS_CONSTRAINT_KV_CAPACITY, ratio_or_inf(f->kv_demand_bytes, f->kv_capacity_bytes)},
-      {RS_CONSTRAINT_UTILIZATION, c->util / ctx->o->max_util},
+      {load_constraint(f), c->util / ctx->o->max_util},
       {RS_CONSTRAINT_TPOT, isnan(l->tpot_slo_ms) ? 0.0 : f->tpot_ms / l->tpot_slo_ms},
       {RS_CONSTRAINT_TTFT, isnan(l->ttft_slo_ms) ? 0.0 : f->ttft_q_ms / l->ttft_slo_ms},
       {RS_CONSTRAINT_LATENCY, f->e2e_q_ms / d->slo_ms},
@@ -599,4 +778,35 @@ rs_constraint rs_llm_tightest(const rs_fit_ctx *ctx, const rs_demand *d, const r
     if (m[i].used > m[best].used)
       best = i;
   return m[best].k;
+}
+
+const char *rs_llm_binding_why(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c,
+                               rs_constraint k) {
+  const rs_llm_fit *f = &c->llm;
+  const rs_llm_demand *l = &d->llm;
+  double kv_used = ratio_or_inf(f->kv_demand_bytes, f->kv_capacity_bytes);
+  if (k == load_constraint(f) && c->util / ctx->o->max_util >= kv_used)
+    return rs_fit_printf(ctx,
+                         "load %.0f%% of the %.2f req/s a server sustains (%s: %s), ceiling "
+                         "%.0f%%",
+                         c->util * 100, f->capacity_rps, f->binds, rs_llm_capacity_why(ctx, d, c),
+                         ctx->o->max_util * 100);
+  switch (k) {
+  case RS_CONSTRAINT_KV_CAPACITY:
+    return rs_fit_printf(
+        ctx, "KV %.2f GiB for %.0f sequences at p%.0f of %.2f GiB the weights leave",
+        gib(f->kv_demand_bytes), f->seqs_q, d->slo_quantile * 100, gib(f->kv_capacity_bytes));
+  case RS_CONSTRAINT_TPOT:
+    return rs_fit_printf(ctx, "TPOT p%.0f %.1f ms of the %g ms SLO", l->tpot_quantile * 100,
+                         f->tpot_ms, l->tpot_slo_ms);
+  case RS_CONSTRAINT_TTFT:
+    return rs_fit_printf(ctx, "TTFT p%.0f %.1f ms of the %g ms SLO", l->ttft_quantile * 100,
+                         f->ttft_q_ms, l->ttft_slo_ms);
+  case RS_CONSTRAINT_LATENCY:
+    return rs_fit_printf(ctx,
+                         "p%.0f end to end %.1f ms (TTFT + %.0f output tokens x TPOT) of the %g "
+                         "ms SLO",
+                         d->slo_quantile * 100, f->e2e_q_ms, l->output_q, d->slo_ms);
+  default: return NULL;
+  }
 }

@@ -65,6 +65,13 @@ const char *rs_llm_failure(rs_fit_ctx *ctx, const rs_demand *d, const rs_candida
  * (c rejected by fit_memory); c->reason for a CPU shape. */
 const char *rs_llm_memory_reason(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c);
 
+/* Why a server sustains c->llm.capacity_rps, with the numbers. */
+const char *rs_llm_capacity_why(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c);
+
+/* The binding constraint k of a fitting shape with its numbers and margin. */
+const char *rs_llm_binding_why(rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c,
+                               rs_constraint k);
+
 /* The constraint with the least margin at c's evaluated count. */
 rs_constraint rs_llm_tightest(const rs_fit_ctx *ctx, const rs_demand *d, const rs_candidate *c);
 

@@ -228,6 +228,13 @@ static void check_one(rs_check_result *r, rs_arena *arena, bool *nomem, rs_polic
                   "%s meets every constraint at %.1f capacity units (no request rate: no "
                   "latency claim)",
                   who, f->demand.design_peak)
+        : c->pass && e->llm.on && e->binding_why
+            ? say(arena, nomem,
+                  "%s meets every constraint at %.1f req/s: p%.0f %.1f ms end to end <= %g ms, "
+                  "TTFT %.1f ms, TPOT %.1f ms; bound by %s (%s)",
+                  who, f->demand.design_peak, f->demand.slo_quantile * 100.0, e->latency_q_ms,
+                  f->demand.slo_ms, e->llm.ttft_q_ms, e->llm.tpot_ms,
+                  rs_constraint_name(e->binding), e->binding_why)
         : c->pass
             ? say(arena, nomem, "%s meets every constraint at %.1f req/s: p%.0f %.1f ms <= %g ms",
                   who, f->demand.design_peak, f->demand.slo_quantile * 100.0, e->latency_q_ms,

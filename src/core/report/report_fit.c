@@ -76,6 +76,23 @@ static void row_cells(cells *r, const rs_candidate *c, size_t rank, bool raw) {
   snprintf(r->c[14], 48, "%s", rs_confidence_name(c->confidence));
 }
 
+/* The LLM columns of a CSV row: $ per million input and output tokens,
+ * TTFT and TPOT at their quantiles; empty for other endpoints and for a
+ * shape that does not fit. */
+static void put_llm_csv(rs_buf *out, const rs_candidate *c) {
+  char cell[4][48] = {"", "", "", ""};
+  if (c->llm.on && c->fits) {
+    fmt(cell[0], c->llm.usd_per_m_input, 4, "", "");
+    fmt(cell[1], c->llm.usd_per_m_output, 4, "", "");
+    fmt(cell[2], c->llm.ttft_q_ms, 3, "", "");
+    fmt(cell[3], c->llm.tpot_ms, 3, "", "");
+  }
+  for (int k = 0; k < 4; k++) {
+    rs_buf_putc(out, ',');
+    rs_buf_put_csv(out, cell[k]);
+  }
+}
+
 static size_t shown(const rs_fit_result *r, const rs_report_fit_options *o) {
   return o->top && o->top < r->nfitting ? o->top : r->nfitting;
 }
@@ -97,6 +114,7 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
   if (kind == OUT_CSV) {
     for (int k = 0; k < NCOLS; k++)
       rs_buf_printf(out, "%s%s", k ? "," : "", csv_names[k]);
+    rs_buf_puts(out, ",usd_per_million_input_tokens,usd_per_million_output_tokens,ttft_ms,tpot_ms");
     rs_buf_putc(out, '\n');
     for (size_t i = 0; i < n; i++) {
       for (int k = 0; k < NCOLS; k++) {
@@ -104,6 +122,7 @@ static void put_rows(rs_buf *out, const rs_fit_result *r, const rs_report_fit_op
           rs_buf_putc(out, ',');
         rs_buf_put_csv(out, rows[i].c[k]);
       }
+      put_llm_csv(out, i + 1 < n ? &r->fitting[i] : &r->current);
       rs_buf_putc(out, '\n');
     }
   } else {
@@ -294,11 +313,21 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
                   v->passed_over->inst->provider, v->passed_over->inst->name,
                   v->passed_over->replicas, v->passed_over->usd_per_month, v->passed_over_why, eol);
   const rs_candidate *b = described(r);
-  rs_buf_printf(out, "%sbound by%s   %s; confidence %s", pre, post, rs_constraint_name(b->binding),
-                rs_confidence_name(b->confidence));
-  for (size_t i = 0; i < b->nreasons; i++)
+  rs_buf_printf(out, "%sbound by%s   %s", pre, post, rs_constraint_name(b->binding));
+  if (b->binding_why)
+    rs_buf_printf(out, " (%s)", b->binding_why);
+  rs_buf_printf(out, "; confidence %s", rs_confidence_name(b->confidence));
+  /* a projection a reason spells out already is not repeated: its band only */
+  const char *how = strncmp(b->basis, "modelled: ", 10) == 0 ? b->basis + 10 : NULL;
+  bool said = false;
+  for (size_t i = 0; i < b->nreasons; i++) {
     rs_buf_printf(out, "%s%s", i ? "; " : ": ", b->reasons[i]);
-  rs_buf_printf(out, "; projection %s, error band +/-%.0f%%\n", b->basis, b->error_band * 100.0);
+    said = said || (how && strstr(b->reasons[i], how));
+  }
+  if (said)
+    rs_buf_printf(out, "; error band +/-%.0f%%\n", b->error_band * 100.0);
+  else
+    rs_buf_printf(out, "; projection %s, error band +/-%.0f%%\n", b->basis, b->error_band * 100.0);
   rs_report_llm_line(out, r, b, pre, post, eol);
 }
 
@@ -361,13 +390,25 @@ static void put_explain(rs_buf *out, const rs_fit_result *r, bool markdown) {
                   "(%u device%s): %.0f%% free before headroom\n",
                   item, d->mem_need_head / RS_GIB, b->mem_capacity / RS_GIB, b->devices_per_server,
                   b->devices_per_server > 1 ? "s" : "", b->mem_free * 100.0);
-    rs_buf_printf(out, "%sutilization  %.1f%% at %.2f %s over %u server%s, ceiling %.0f%%\n", item,
-                  b->util * 100.0, d->design_peak, d->capacity_only ? "capacity units" : "req/s",
-                  b->servers, b->servers > 1 ? "s" : "", cap);
-    if (!isfinite(b->latency_q_ms))
+    if (b->llm.on) /* the LLM model's load and end to end latency (llm.c) */
+      rs_buf_printf(out,
+                    "%sload         %.1f%% at %.2f req/s over %u server%s of %.2f req/s each (%s "
+                    "binds), ceiling %.0f%%\n"
+                    "%slatency      p%.0f %.2f ms end to end = TTFT + %.0f output tokens x TPOT, "
+                    "both at p%.0f, SLO %g ms: %.2f ms to spare\n",
+                    item, b->util * 100.0, d->design_peak, b->servers, b->servers > 1 ? "s" : "",
+                    b->llm.capacity_rps, b->llm.binds, cap, item, d->slo_quantile * 100.0,
+                    b->latency_q_ms, d->llm.output_q, d->slo_quantile * 100.0, d->slo_ms,
+                    d->slo_ms - b->latency_q_ms);
+    else
+      rs_buf_printf(out, "%sutilization  %.1f%% at %.2f %s over %u server%s, ceiling %.0f%%\n",
+                    item, b->util * 100.0, d->design_peak,
+                    d->capacity_only ? "capacity units" : "req/s", b->servers,
+                    b->servers > 1 ? "s" : "", cap);
+    if (!b->llm.on && !isfinite(b->latency_q_ms))
       rs_buf_printf(out, "%slatency      not modelled (no latency samples, no request rate)\n",
                     item);
-    else
+    else if (!b->llm.on) /* an LLM's latency line is above */
       rs_buf_printf(out,
                     "%slatency      p%.0f %.2f ms = service %.2f ms + queueing %.2f ms "
                     "(P(wait) %.3f), SLO %g ms: %.2f ms to spare\n",

@@ -62,6 +62,8 @@ static void json_candidate(rs_jsonw *w, const char *key, const rs_candidate *c, 
     rs_jsonw_number(w, "network_utilization", c->net_util);
     if (c->fits)
       rs_jsonw_string(w, "binding", rs_constraint_name(c->binding));
+    if (c->fits && c->binding_why)
+      rs_jsonw_string(w, "binding_why", c->binding_why);
     rs_jsonw_number(w, "usd_per_hour", c->usd_per_hour);
     rs_jsonw_number(w, "usd_per_month", c->usd_per_month);
     rs_jsonw_number(w, "usd_per_million", c->usd_per_million);

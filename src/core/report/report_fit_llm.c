@@ -87,10 +87,10 @@ void rs_report_llm_explain(rs_buf *out, const rs_fit_result *r, const rs_candida
                 item, f->kv_demand_bytes / RS_GIB, r->demand.slo_quantile * 100,
                 f->kv_capacity_bytes / RS_GIB, f->kv_demand_bytes / f->kv_capacity_bytes * 100);
   rs_buf_printf(out,
-                "%sstep         decode %.2f ms at the running batch, prefill %.2f ms per mean "
-                "prompt; prefill %.0f%% and decode %.0f%% of the server's time\n",
-                item, f->step_ms, f->prefill_ms, f->prefill_share * 100,
-                (1.0 - f->prefill_share) * 100);
+                "%sstep         decode %.2f ms at the running batch, TPOT %.2f ms with the prefill "
+                "chunks; a mean prompt's prefill %.2f ms alone; steps carrying prefill %.0f%% of "
+                "the server's time\n",
+                item, f->step_ms, f->tpot_mean_ms, f->prefill_ms, f->prefill_share * 100);
   rs_buf_printf(out,
                 "%sdevice       %.0f TFLOPS at %.0f%%, %.0f GB/s at %.0f%%; %.2f req/s per server "
                 "at most (%s binds)\n",

@@ -122,7 +122,13 @@ static void glance_safety(rs_buf *out, const rs_fit_result *r) {
   const rs_candidate *c = r->verdict.target ? r->verdict.target : &r->current;
   rs_buf_puts(out, r->verdict.target ? "<p><b>Why it is safe:</b> " : "<p><b>As it runs:</b> ");
   rs_html_text(out, c->inst->name);
-  rs_buf_printf(out, " x%u is bound by <b>%s</b>. ", c->replicas, rs_constraint_name(c->binding));
+  rs_buf_printf(out, " x%u is bound by <b>%s</b>", c->replicas, rs_constraint_name(c->binding));
+  if (c->binding_why) {
+    rs_buf_puts(out, " (");
+    rs_html_text(out, c->binding_why);
+    rs_buf_puts(out, ")");
+  }
+  rs_buf_puts(out, ". ");
   if (isfinite(c->latency_q_ms))
     rs_buf_printf(out, "Projected p%.0f latency %.1f ms against the %g ms SLO (%.1f ms to spare); ",
                   d->slo_quantile * 100.0, c->latency_q_ms, d->slo_ms, d->slo_ms - c->latency_q_ms);
