@@ -72,7 +72,11 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
     st = rs_audit_discover(&files, &nfiles, arena, args->args, args->nargs, err);
   if (st != RS_OK)
     return st;
-  rs_audit_options ao = {&p, o->threads, o->max_per_instance, profiles};
+  rs_audit_options ao = {.pipeline = &p,
+                         .threads = o->threads,
+                         .max_per_instance = o->max_per_instance,
+                         .profiles = profiles,
+                         .consolidate = o->consolidate};
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   if (st == RS_OK && o->consolidate)
     st = rs_audit_consolidate(*audit, arena, &ao, err);
