@@ -7,14 +7,19 @@ shipped sample files), then runs, interleaved, REPEAT times each:
 
   rightsize recommend profiles/resnet50-p3.8xlarge.yaml   one profile (a week at 60 s, 4 GPUs)
   rightsize audit FLEET --threads 1                         one worker
-  rightsize audit FLEET                                     every CPU
-  rightsize audit FLEET --consolidate                       every CPU, with the packing
+  rightsize audit FLEET --threads T                         T workers (default 2)
+  rightsize audit FLEET --consolidate --threads 1           with the packing
+  rightsize audit FLEET --consolidate --threads T
 
-and prints the median wall time of each and the ratios against the
-one-thread audit. The outputs of the one-thread and all-CPU runs are
-compared byte for byte (the thread count must not change the report).
+(and, with --baseline BIN, the four audits again with that build, in the
+same rounds) and prints the median wall time of each, the ratio against the
+one-thread audit and each command's peak resident memory (its own, from
+wait4). The outputs of the 1-thread and T-thread runs are compared byte for
+byte (the thread count must not change the report).
 
 Usage: python3 bench/audit.py [--copies N] [--repeat K] [--bin build/rightsize]
+                              [--threads T] [--baseline OTHER/rightsize]
+10,008 endpoints: --copies 417.
 The machine is shared and noisy: compare medians from the same run only.
 """
 import argparse
@@ -23,6 +28,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,12 +58,18 @@ def build_fleet(copies):
 
 
 def run(cmd):
-    t = time.perf_counter()
-    out = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    dt = time.perf_counter() - t
-    if out.returncode != 0:
-        sys.exit("failed (%d): %s\n%s" % (out.returncode, " ".join(cmd), out.stderr.decode()))
-    return dt, out.stdout
+    """Runs cmd; returns wall seconds, its own peak RSS in KiB (wait4) and stdout."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        t = time.perf_counter()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, ru = os.wait4(p.pid, 0)
+        dt = time.perf_counter() - t
+        p.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if p.returncode != 0:
+            sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err.read().decode()))
+        return dt, ru.ru_maxrss, out.read()
 
 
 def main():
@@ -65,30 +77,50 @@ def main():
     ap.add_argument("--copies", type=int, default=17)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--bin", default=os.path.join(ROOT, "build", "rightsize"))
+    ap.add_argument("--baseline", default=None,
+                    help="another rightsize build to run the same audits with, interleaved")
+    ap.add_argument("--threads", type=int, default=2, help="the many-thread runs (default 2)")
     a = ap.parse_args()
     fleet = build_fleet(a.copies)
     n = 24 * a.copies
-    cmds = [
-        ("recommend, one profile", [a.bin, "recommend",
-                                    os.path.join(ROOT, "profiles", "resnet50-p3.8xlarge.yaml")]),
-        ("audit %d, 1 thread" % n, [a.bin, "audit", fleet, "--threads", "1"]),
-        ("audit %d, all CPUs" % n, [a.bin, "audit", fleet]),
-        ("audit %d --consolidate" % n, [a.bin, "audit", fleet, "--consolidate"]),
-    ]
+    bins = [("", a.bin)] + ([("base ", a.baseline)] if a.baseline else [])
+    cmds = [("recommend, one profile", [a.bin, "recommend",
+                                        os.path.join(ROOT, "profiles", "resnet50-p3.8xlarge.yaml")])]
+    for tag, b in bins:
+        cmds += [
+            ("%saudit %d, 1 thread" % (tag, n), [b, "audit", fleet, "--threads", "1"]),
+            ("%saudit %d, %d threads" % (tag, n, a.threads),
+             [b, "audit", fleet, "--threads", str(a.threads)]),
+            ("%saudit %d --consolidate, 1 thread" % (tag, n),
+             [b, "audit", fleet, "--consolidate", "--threads", "1"]),
+            ("%saudit %d --consolidate, %d threads" % (tag, n, a.threads),
+             [b, "audit", fleet, "--consolidate", "--threads", str(a.threads)]),
+        ]
     times = {name: [] for name, _ in cmds}
+    rss = {name: 0 for name, _ in cmds}
     outs = {}
     for _ in range(a.repeat):
         for name, cmd in cmds:
-            dt, out = run(cmd)
+            dt, kib, out = run(cmd)
             times[name].append(dt)
+            rss[name] = max(rss[name], kib)
             outs[name] = out
-    same = outs[cmds[1][0]] == outs[cmds[2][0]]
+    same = outs[cmds[1][0]] == outs[cmds[2][0]] and outs[cmds[3][0]] == outs[cmds[4][0]]
     base = statistics.median(times[cmds[1][0]])
-    print("%-32s %10s %8s" % ("command", "median s", "ratio"))
+    print("%-44s %10s %8s %12s" % ("command", "median s", "ratio", "peak RSS MB"))
     for name, _ in cmds:
         m = statistics.median(times[name])
-        print("%-32s %10.3f %8.2f" % (name, m, m / base))
-    print("CPUs: %d; one-thread and all-CPU reports identical: %s" % (os.cpu_count(), same))
+        print("%-44s %10.3f %8.2f %12.1f" % (name, m, m / base, rss[name] / 1024.0))
+    for tag, _ in bins[1:]:
+        for k in range(1, 5):
+            mine, theirs = cmds[k][0], tag + cmds[k][0]
+            print("%-44s %10.2fx" % ("speed-up of " + mine, statistics.median(times[theirs]) /
+                                      statistics.median(times[mine])))
+    print("CPUs: %d; 1-thread and %d-thread reports identical: %s" % (os.cpu_count(), a.threads,
+                                                                      same))
+    for line in outs[cmds[3][0]].decode().splitlines():
+        if "instances for" in line or "lower bound" in line:
+            print("packing: " + line.strip())
     if not same:
         sys.exit(1)
 

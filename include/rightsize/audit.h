@@ -33,19 +33,57 @@
 rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena,
                             const char *const *paths, size_t npaths, rs_error *err);
 
+/* One shape an endpoint could share: it fits the shape alone, on one
+ * device, under the utilization ceiling, in memory with headroom, within
+ * its SLO and the host's CPU and memory (consolidate.c). What packing
+ * needs of the endpoint's own fit there, kept when --consolidate asks. */
+typedef struct rs_audit_share {
+  const rs_instance *inst;
+  double busy_s;       /* busy time per request on one device */
+  double hold_s;       /* what a request holds the device in the queue */
+  double cs2;          /* squared CV of its service times */
+  double service_q_ms; /* its service latency at the SLO quantile */
+  double s50_s;        /* median of that (lognormal) service latency */
+  double host_mem;     /* host memory in use, bytes */
+  double size;         /* the larger share of one device it takes (memory or busy) */
+} rs_audit_share;
+
+/* One audited profile, reduced as soon as it is fitted to what the reports
+ * print: the profile, its samples and its fit are freed then, so memory
+ * does not grow with anything but the number of endpoints. */
 typedef struct rs_audit_row {
   const char *path;
-  bool ok;                   /* false: err holds why the profile could not be audited */
-  rs_error err;              /* for a failed profile */
-  const rs_profile *profile; /* when it loaded, even if its samples then failed */
-  const rs_fit_result *fit;
-  rs_action action;          /* the fit's */
-  const rs_candidate *after; /* the recommended shape; NULL to keep or with no fit */
-  double now_month;          /* the fit's current $/month (NaN: the current shape is unpriced) */
-  double after_month;        /* the recommended shape's, or now_month to keep or with no fit */
-  double savings_month;      /* now_month - after_month */
-  double savings_pct;        /* of now_month; NaN when now_month is not positive */
+  bool ok;                      /* false: err holds why the profile could not be audited */
+  const rs_error *err;          /* for a failed profile; NULL otherwise */
+  const char *endpoint;         /* the profile's; NULL when it did not load */
+  const char *current_instance; /* as the profile names it */
+  uint64_t current_replicas;
+  const rs_instance *current; /* the fit's current shape (with current_fit_replicas) */
+  unsigned current_fit_replicas;
+  rs_verdict_code verdict;
+  double wasted_month;      /* the verdict's; NaN when none */
+  rs_action action;         /* the fit's */
+  const rs_instance *after; /* the recommended shape; NULL to keep or with no fit */
+  unsigned after_replicas;  /* of after */
+  double now_month;         /* the fit's current $/month (NaN: the current shape is unpriced) */
+  double after_month;       /* the recommended shape's, or now_month to keep or with no fit */
+  double savings_month;     /* now_month - after_month */
+  double savings_pct;       /* of now_month; NaN when now_month is not positive */
   rs_confidence confidence;
+  const rs_warning_code *warnings; /* the fit's, in order */
+  size_t nwarnings;
+  size_t nfitting; /* shapes that fit it */
+  /* what consolidation needs (rs_audit_options.consolidate) */
+  double design_peak; /* endpoint requests/s */
+  double slo_ms, slo_quantile;
+  double mem;                   /* device memory need with headroom, bytes */
+  double host_cpu;              /* vCPUs at the design peak; 0 unknown */
+  const rs_audit_share *shares; /* by catalog order of shape */
+  size_t nshares;
+  /* private: files the profile reads (canonical paths), to drop them as
+   * inputs instead of reporting them as failed profiles */
+  const char **refs;
+  size_t nrefs;
 } rs_audit_row;
 
 /* One shared instance of a packing and the endpoints on its devices. */
@@ -74,6 +112,7 @@ typedef struct rs_packing {
   size_t ninstances;
   double month;          /* instances x instance_month */
   double baseline_month; /* what the same endpoints cost sized one by one */
+  size_t lower_bound;    /* instances no packing of the same endpoints on shape goes under */
 } rs_packing;
 
 typedef struct rs_consolidation {
@@ -84,6 +123,8 @@ typedef struct rs_consolidation {
   double baseline_month; /* the same endpoints sized one by one */
   double savings_month;  /* baseline_month - month */
   double fleet_month;    /* the fleet's after_month with the packed endpoints shared */
+  size_t instances;      /* shared instances, all shapes */
+  size_t lower_bound;    /* the packings' lower bounds, summed */
 } rs_consolidation;
 
 typedef struct rs_audit {
@@ -98,7 +139,7 @@ typedef struct rs_audit {
   rs_price_basis basis;
   const rs_overlay *overlay;
   /* private */
-  rs_arena *arenas; /* one per profile */
+  rs_arena *arenas; /* one per worker: the rows and what they point to */
   size_t narenas;
 } rs_audit;
 
@@ -110,6 +151,7 @@ typedef struct rs_audit_options {
    * rs_audit_run, which are then only their names; NULL: load the files. */
   const rs_profile *const *profiles;
   rs_progress *progress; /* profiles started of all; NULL: none (the pipeline's must be NULL) */
+  bool consolidate; /* keep what rs_audit_consolidate needs in each row (shares) */
 } rs_audit_options;
 
 /* Endpoints from sample files that hold many (docs/sources.md, "Many
@@ -135,13 +177,24 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
                        const rs_audit_options *opts, rs_error *err);
 void rs_audit_free(rs_audit *a);
 
-/* Packs the audited rows whose models may share hardware (consolidate.c):
- * first-fit decreasing over devices of each candidate shape, every
- * endpoint's memory with headroom, utilization ceiling, SLO and the host's
- * CPU and memory checked on its shared device; instances that would cost
- * more than their endpoints sized one by one are dissolved, so the result
- * is never more expensive. Rounds repeat with the endpoints left while a
- * shape saves money. */
+/* Fills row->shares from the endpoint's fit: every shape of fit->fitting
+ * that one device of carries the whole endpoint within every constraint
+ * consolidation checks (consolidate.c), in arena. rs_audit_run calls it
+ * when asked to consolidate, so the fit can be freed. RS_NOMEM only. */
+rs_status rs_audit_row_shares(rs_audit_row *row, rs_arena *arena, const rs_fit_result *fit,
+                              double max_util);
+
+/* Packs the audited rows whose models may share hardware (consolidate.c;
+ * the rows must come from rs_audit_run with opts->consolidate): first-fit
+ * decreasing over devices of each candidate shape, every endpoint's memory
+ * with headroom, utilization ceiling, SLO and the host's CPU and memory
+ * checked on its shared device; instances that would cost more than their
+ * endpoints sized one by one are dissolved, so the result is never more
+ * expensive. Each round keeps every such instance of the shape saving the
+ * most, while a shape saves money; the endpoints left then fill the kept
+ * instances' free room. Up to 256 shareable endpoints the earlier greedy
+ * (one instance per round) runs too and the better plan is kept. Each
+ * packing carries a lower bound on its instances (docs/model.md). */
 rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_options *opts,
                                rs_error *err);
 

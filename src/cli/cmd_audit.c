@@ -80,7 +80,8 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
                          .threads = o->threads,
                          .max_per_instance = o->max_per_instance,
                          .profiles = profiles,
-                         .progress = progress.fp ? &progress : NULL};
+                         .progress = progress.fp ? &progress : NULL,
+                         .consolidate = o->consolidate};
   rs_progress_begin(&progress, "audit", "endpoints", nfiles);
   st = rs_audit_run(audit, files, nfiles, &ao, err);
   rs_progress_end(&progress);

@@ -20,67 +20,96 @@
 #include "rightsize/audit.h"
 #include "queue.h"
 
-/* What one endpoint brings to a device of shape T. */
+#define PER_DEVICE 64 /* endpoints one device may take */
+#define NONE SIZE_MAX
+#define GREEDY_MAX 256  /* shareable endpoints up to which the round-by-round greedy runs too */
+#define REJECT_MAX 64   /* items in a row a device refuses on latency before it is closed */
+#define FILL_PROBES 256 /* devices tried per endpoint when filling gaps */
+
 /* The cost an endpoint has when sized on its own. */
 static double alone(const rs_audit_row *r) { return r->after_month; }
 
+/* What one endpoint brings to a device of one shape. */
 typedef struct item {
   size_t row;
-  const rs_candidate *on; /* the endpoint's own fit on T */
   double lambda, busy, hold, cs2, service_q_ms, slo_ms, q;
   double s50_s; /* median of the endpoint's own (lognormal) service latency */
   double mem, host_cpu, host_mem;
   double size; /* for the decreasing order */
 } item;
 
-#define PER_DEVICE 64 /* endpoints one device may take */
-
 typedef struct device {
   double mem, util;      /* bytes incl. headroom; busy fraction */
   double lambda, h1, h2; /* sums of lambda, lambda x hold, lambda x E[hold^2] */
-  size_t *items;         /* indexes into the item array */
+  size_t first, last;    /* its items, linked through plan.next */
   size_t n;
+  unsigned rejects; /* items refused in a row */
 } device;
 
-static const rs_candidate *candidate_on(const rs_fit_result *f, const rs_instance *shape) {
-  for (size_t i = 0; i < f->nfitting; i++)
-    if (f->fitting[i].inst == shape)
-      return &f->fitting[i];
-  return NULL;
+/* The constraints of one shape. */
+typedef struct shape_caps {
+  double dev_mem, max_util, vcpus, host;
+  unsigned per_instance, max_per_instance;
+} shape_caps;
+
+/* One shape's items, packed. */
+typedef struct plan {
+  const rs_instance *shape;
+  shape_caps caps;
+  item *items; /* sorted largest first */
+  size_t nitems;
+  size_t *next;   /* per item: the next item on its device; NONE last */
+  size_t *placed; /* per item: its device; NONE when not placed */
+  device *devices;
+  size_t ndevices, cap;
+  double *inst_cpu, *inst_mem;
+  unsigned *inst_count;
+  bool *kept;    /* per instance: chosen for the result */
+  double saving; /* of the instances worth keeping */
+} plan;
+
+static size_t instances_of(const plan *pl) {
+  return (pl->ndevices + pl->caps.per_instance - 1) / pl->caps.per_instance;
 }
 
-static bool make_item(item *it, const rs_audit *a, size_t row, const rs_instance *shape,
-                      double max_util) {
-  const rs_audit_row *r = &a->rows[row];
-  const rs_candidate *c = candidate_on(r->fit, shape);
-  const rs_demand *d = &r->fit->demand;
-  if (c == NULL || c->devices_per_server != 1 || !(shape->accelerator_count >= 1))
+/* The share a row keeps for shape, from its fit on it (NULL: it cannot share it). */
+static bool share_of(rs_audit_share *sh, const rs_audit_row *r, const rs_candidate *c,
+                     const rs_demand *d, double max_util) {
+  const rs_instance *shape = c->inst;
+  if (shape->accelerator == NULL || isnan(shape->price_usd_per_hour) ||
+      !(shape->accelerator_count >= 1) || c->devices_per_server != 1)
     return false;
-  it->row = row;
-  it->on = c;
-  it->lambda = d->design_peak;
-  it->busy = c->service_s;
-  it->hold = c->queue_s;
-  it->cs2 = c->cs2;
-  it->service_q_ms = c->service_q_ms;
-  it->slo_ms = d->slo_ms;
-  it->q = d->slo_quantile;
-  it->s50_s = c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(it->q));
-  it->mem = d->mem_need_head;
-  it->host_cpu = d->cpu_known ? d->cpu_base_vcpus + d->design_peak * d->cpu_vcpu_s_per_req : 0;
-  it->host_mem = isnan(c->host_mem_need) ? 0 : c->host_mem_need;
   double dev_mem = shape->accelerator_memory_bytes;
+  sh->inst = shape;
+  sh->busy_s = c->service_s;
+  sh->hold_s = c->queue_s;
+  sh->cs2 = c->cs2;
+  sh->service_q_ms = c->service_q_ms;
+  sh->s50_s =
+      c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(r->slo_quantile));
+  sh->host_mem = isnan(c->host_mem_need) ? 0 : c->host_mem_need;
   /* one device must carry the whole endpoint */
-  if (!(it->lambda * it->busy <= max_util) || !(it->mem <= dev_mem))
+  if (!(d->design_peak * sh->busy_s <= max_util) || !(r->mem <= dev_mem))
     return false;
-  it->size = fmax(it->mem / dev_mem, it->lambda * it->busy / max_util);
+  sh->size = fmax(r->mem / dev_mem, d->design_peak * sh->busy_s / max_util);
   return true;
 }
 
-static void device_init(device *dv) {
-  size_t *items = dv->items;
-  memset(dv, 0, sizeof(*dv));
-  dv->items = items;
+static void item_of(item *it, const rs_audit *a, size_t row, const rs_audit_share *sh) {
+  const rs_audit_row *r = &a->rows[row];
+  it->row = row;
+  it->lambda = r->design_peak;
+  it->busy = sh->busy_s;
+  it->hold = sh->hold_s;
+  it->cs2 = sh->cs2;
+  it->service_q_ms = sh->service_q_ms;
+  it->slo_ms = r->slo_ms;
+  it->q = r->slo_quantile;
+  it->s50_s = sh->s50_s;
+  it->mem = r->mem;
+  it->host_cpu = r->host_cpu;
+  it->host_mem = sh->host_mem;
+  it->size = sh->size;
 }
 
 /* One FCFS server carrying these sums: the mix of the endpoints' hold times
@@ -111,8 +140,8 @@ static bool meets_slo(const rs_queue *qu, const item *it) {
 }
 
 /* Would the device meet every constraint of every endpoint with it added? */
-static bool device_fits(const device *dv, const item *items, const item *it, double dev_mem,
-                        double max_util) {
+static bool device_fits(const device *dv, const item *items, const size_t *next, const item *it,
+                        double dev_mem, double max_util) {
   if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
       dv->util + it->lambda * it->busy > max_util)
     return false;
@@ -120,22 +149,80 @@ static bool device_fits(const device *dv, const item *items, const item *it, dou
   double h2 = dv->h2 + it->lambda * it->hold * it->hold * (1.0 + it->cs2);
   bool queue = lambda > 0 && h1 > 0; /* else no wait: the service latency alone */
   rs_queue qu = queue ? shared_queue(lambda, h1, h2) : (rs_queue){1, 0, 1, 1, 1};
-  for (size_t j = 0; j <= dv->n; j++) {
-    const item *e = j < dv->n ? &items[dv->items[j]] : it;
+  for (size_t j = dv->n ? dv->first : NONE;; j = next[j]) {
+    const item *e = j != NONE ? &items[j] : it;
     if (queue ? !meets_slo(&qu, e) : !(e->service_q_ms <= e->slo_ms))
       return false;
+    if (j == NONE)
+      break;
   }
   return true;
 }
 
-static void device_add(device *dv, const item *items, size_t i) {
+/* Whether the endpoint fits an empty device and host of the shape. */
+static bool fits_alone(const item *it, const shape_caps *k) {
+  device empty = {.first = NONE, .last = NONE};
+  return device_fits(&empty, NULL, NULL, it, k->dev_mem, k->max_util) &&
+         it->host_cpu <= k->max_util * k->vcpus && it->host_mem <= k->host;
+}
+
+static void device_add(device *dv, size_t *next, const item *items, size_t i) {
   const item *it = &items[i];
-  dv->items[dv->n++] = i;
+  next[i] = NONE;
+  if (dv->n == 0)
+    dv->first = i;
+  else
+    next[dv->last] = i;
+  dv->last = i;
+  dv->n++;
   dv->mem += it->mem;
   dv->util += it->lambda * it->busy;
   dv->lambda += it->lambda;
   dv->h1 += it->lambda * it->hold;
   dv->h2 += it->lambda * it->hold * it->hold * (1.0 + it->cs2);
+}
+
+static shape_caps caps_of(const rs_instance *shape, double max_util, unsigned max_per_instance) {
+  shape_caps k = {shape->accelerator_memory_bytes,
+                  max_util,
+                  isnan(shape->vcpus) ? INFINITY : shape->vcpus,
+                  isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes,
+                  (unsigned)shape->accelerator_count,
+                  max_per_instance};
+  return k;
+}
+
+rs_status rs_audit_row_shares(rs_audit_row *row, rs_arena *arena, const rs_fit_result *fit,
+                              double max_util) {
+  const rs_demand *d = &fit->demand;
+  row->design_peak = d->design_peak;
+  row->slo_ms = d->slo_ms;
+  row->slo_quantile = d->slo_quantile;
+  row->mem = d->mem_need_head;
+  row->host_cpu = d->cpu_known ? d->cpu_base_vcpus + d->design_peak * d->cpu_vcpu_s_per_req : 0;
+  row->shares = NULL;
+  row->nshares = 0;
+  if (fit->nfitting == 0)
+    return RS_OK;
+  rs_audit_share *v = rs_arena_alloc_array(arena, fit->nfitting, sizeof(*v));
+  if (v == NULL)
+    return RS_NOMEM;
+  for (size_t i = 0; i < fit->nfitting; i++) {
+    rs_audit_share *sh = &v[row->nshares];
+    bool first = true; /* a shape's first fit is the one to share (as fitting[] ranks them) */
+    for (size_t j = 0; j < i && first; j++)
+      first = fit->fitting[j].inst != fit->fitting[i].inst;
+    if (!first || !share_of(sh, row, &fit->fitting[i], d, max_util))
+      continue;
+    item it;
+    rs_audit a1 = {.rows = row, .nrows = 1};
+    item_of(&it, &a1, 0, sh);
+    shape_caps k = caps_of(sh->inst, max_util, UINT_MAX);
+    if (fits_alone(&it, &k))
+      row->nshares++;
+  }
+  row->shares = v;
+  return RS_OK;
 }
 
 static int cmp_size(const void *pa, const void *pb) {
@@ -145,117 +232,211 @@ static int cmp_size(const void *pa, const void *pb) {
   return a->row < b->row ? -1 : a->row > b->row;
 }
 
-typedef struct plan {
-  device *devices;
-  size_t ndevices, cap;
-  unsigned per_instance;
-  double *inst_cpu, *inst_mem;
-  unsigned *inst_count; /* endpoints per instance */
-  size_t *slots;
-} plan;
-
-static bool plan_alloc(plan *pl, size_t n, unsigned per_instance) {
-  memset(pl, 0, sizeof(*pl));
-  pl->per_instance = per_instance;
-  pl->cap = (n ? n : 1) * per_instance; /* enough even with one device per instance */
-  pl->devices = calloc(pl->cap, sizeof(*pl->devices));
-  pl->inst_cpu = calloc(pl->cap, sizeof(double));
-  pl->inst_mem = calloc(pl->cap, sizeof(double));
-  pl->inst_count = calloc(pl->cap, sizeof(unsigned));
-  pl->slots = calloc(pl->cap, sizeof(size_t[PER_DEVICE]));
-  if (!pl->devices || !pl->inst_cpu || !pl->inst_mem || !pl->inst_count || !pl->slots)
-    return false;
-  for (size_t d = 0; d < pl->cap; d++) {
-    pl->devices[d].items = pl->slots + d * PER_DEVICE;
-    device_init(&pl->devices[d]);
-  }
-  return true;
-}
-
 static void plan_free(plan *pl) {
+  free(pl->items);
+  free(pl->next);
+  free(pl->placed);
   free(pl->devices);
   free(pl->inst_cpu);
   free(pl->inst_mem);
   free(pl->inst_count);
-  free(pl->slots);
+  free(pl->kept);
   memset(pl, 0, sizeof(*pl));
 }
 
-/* First-fit decreasing of items onto devices of shape. */
-static void pack(plan *pl, const item *items, size_t n, const rs_instance *shape, double max_util,
-                 unsigned max_per_instance) {
-  double dev_mem = shape->accelerator_memory_bytes;
-  double vcpus = isnan(shape->vcpus) ? INFINITY : shape->vcpus;
-  double host = isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes;
-  for (size_t i = 0; i < n; i++) {
-    size_t d;
-    for (d = 0; d < pl->ndevices; d++) {
-      size_t inst = d / pl->per_instance;
-      if (pl->inst_count[inst] < max_per_instance &&
-          pl->inst_cpu[inst] + items[i].host_cpu <= max_util * vcpus &&
-          pl->inst_mem[inst] + items[i].host_mem <= host &&
-          device_fits(&pl->devices[d], items, &items[i], dev_mem, max_util))
-        break;
-    }
-    if (d == pl->ndevices) {
-      /* a fresh device, on a fresh instance when this one's host is full */
-      size_t inst = d / pl->per_instance;
-      if (d % pl->per_instance != 0 && (pl->inst_count[inst] >= max_per_instance ||
-                                        pl->inst_cpu[inst] + items[i].host_cpu > max_util * vcpus ||
-                                        pl->inst_mem[inst] + items[i].host_mem > host))
-        d = (inst + 1) * pl->per_instance;
-      pl->ndevices = d + 1;
-    }
-    device_add(&pl->devices[d], items, i);
-    pl->inst_cpu[d / pl->per_instance] += items[i].host_cpu;
-    pl->inst_mem[d / pl->per_instance] += items[i].host_mem;
-    pl->inst_count[d / pl->per_instance]++;
-  }
+/* *p reallocated to n elements of size; false (and *p kept) when it fails. */
+static bool grow(void **p, size_t n, size_t size) {
+  void *v = rs_realloc_array(*p, n, size);
+  if (v != NULL)
+    *p = v;
+  return v != NULL;
 }
 
-/* The instance of the plan that saves the most against its endpoints
- * sized one by one (at least two endpoints); SIZE_MAX when none saves. */
-static size_t best_instance(const plan *pl, const item *items, const rs_audit *a, double price,
-                            double *saving) {
-  size_t ninst = (pl->ndevices + pl->per_instance - 1) / pl->per_instance, best = SIZE_MAX;
-  *saving = 0;
+/* Room for devices up to index need - 1 (and their instances). */
+static bool plan_reserve(plan *pl, size_t need) {
+  size_t per = pl->caps.per_instance;
+  while (pl->cap < need) {
+    size_t cap = pl->cap ? 2 * pl->cap : 16 * (size_t)per;
+    size_t ninst = cap / per + 1, old_inst = pl->cap ? pl->cap / per + 1 : 0;
+    if (!grow((void **)&pl->devices, cap, sizeof(*pl->devices)) ||
+        !grow((void **)&pl->inst_cpu, ninst, sizeof(double)) ||
+        !grow((void **)&pl->inst_mem, ninst, sizeof(double)) ||
+        !grow((void **)&pl->inst_count, ninst, sizeof(unsigned)) ||
+        !grow((void **)&pl->kept, ninst, sizeof(bool)))
+      return false;
+    for (size_t d = pl->cap; d < cap; d++)
+      pl->devices[d] = (device){.first = NONE, .last = NONE};
+    for (size_t i = old_inst; i < ninst; i++) {
+      pl->inst_cpu[i] = pl->inst_mem[i] = 0;
+      pl->inst_count[i] = 0;
+      pl->kept[i] = false;
+    }
+    pl->cap = cap;
+  }
+  return true;
+}
+
+/* Whether instance inst's host takes the item. */
+static bool host_takes(const plan *pl, size_t inst, const item *it) {
+  return pl->inst_count[inst] < pl->caps.max_per_instance &&
+         pl->inst_cpu[inst] + it->host_cpu <= pl->caps.max_util * pl->caps.vcpus &&
+         pl->inst_mem[inst] + it->host_mem <= pl->caps.host;
+}
+
+static void place(plan *pl, size_t d, size_t i) {
+  size_t inst = d / pl->caps.per_instance;
+  device_add(&pl->devices[d], pl->next, pl->items, i);
+  pl->devices[d].rejects = 0;
+  pl->placed[i] = d;
+  pl->inst_cpu[inst] += pl->items[i].host_cpu;
+  pl->inst_mem[inst] += pl->items[i].host_mem;
+  pl->inst_count[inst]++;
+}
+
+/* First-fit decreasing of the plan's items onto devices of its shape. The
+ * devices still open are kept in a list: a device leaves it when no item
+ * left could fit it (less memory or busy time free than the smallest need
+ * among them, its endpoint limit, or its host full), or after REJECT_MAX
+ * items in a row failed a latency check on it, so an item tries a few
+ * devices, not all of them. */
+static bool pack(plan *pl) {
+  size_t n = pl->nitems;
+  double *min_mem = rs_malloc_array(n + 1, sizeof(double));
+  double *min_busy = rs_malloc_array(n + 1, sizeof(double));
+  double *min_cpu = rs_malloc_array(n + 1, sizeof(double));
+  double *min_hmem = rs_malloc_array(n + 1, sizeof(double));
+  /* every device the items could open, skipped ones included */
+  size_t *open = rs_malloc_array((n + 1) * pl->caps.per_instance, sizeof(size_t));
+  size_t nopen = 0;
+  bool ok = min_mem && min_busy && min_cpu && min_hmem && open;
+  if (ok) {
+    min_mem[n] = min_busy[n] = min_cpu[n] = min_hmem[n] = INFINITY;
+    for (size_t i = n; i-- > 0;) {
+      const item *it = &pl->items[i];
+      min_mem[i] = fmin(min_mem[i + 1], it->mem);
+      min_busy[i] = fmin(min_busy[i + 1], it->lambda * it->busy);
+      min_cpu[i] = fmin(min_cpu[i + 1], it->host_cpu);
+      min_hmem[i] = fmin(min_hmem[i + 1], it->host_mem);
+    }
+  }
+  const shape_caps *k = &pl->caps;
+  for (size_t i = 0; ok && i < n; i++) {
+    const item *it = &pl->items[i];
+    size_t d = NONE;
+    for (size_t o = 0; o < nopen; o++) {
+      size_t c = open[o];
+      if (host_takes(pl, c / k->per_instance, it) &&
+          device_fits(&pl->devices[c], pl->items, pl->next, it, k->dev_mem, k->max_util)) {
+        d = c;
+        break;
+      }
+      if (pl->devices[c].mem + it->mem <= k->dev_mem &&
+          pl->devices[c].util + it->lambda * it->busy <= k->max_util)
+        pl->devices[c].rejects++;
+    }
+    if (d == NONE) {
+      /* a fresh device, on a fresh instance when this one's host is full */
+      d = pl->ndevices;
+      size_t inst = d / k->per_instance;
+      if (d % k->per_instance != 0 && !host_takes(pl, inst, it))
+        d = (inst + 1) * k->per_instance;
+      if (!(ok = plan_reserve(pl, d + 1)))
+        break;
+      for (size_t e = pl->ndevices; e <= d; e++)
+        open[nopen++] = e; /* a skipped device stays empty; it is closed below */
+      pl->ndevices = d + 1;
+    }
+    place(pl, d, i);
+    /* close what no item left can use */
+    size_t kept = 0;
+    for (size_t o = 0; o < nopen; o++) {
+      size_t c = open[o];
+      const device *dv = &pl->devices[c];
+      size_t inst = c / k->per_instance;
+      bool closed = dv->n >= PER_DEVICE || dv->rejects >= REJECT_MAX ||
+                    dv->mem + min_mem[i + 1] > k->dev_mem ||
+                    dv->util + min_busy[i + 1] > k->max_util ||
+                    pl->inst_count[inst] >= k->max_per_instance ||
+                    pl->inst_cpu[inst] + min_cpu[i + 1] > k->max_util * k->vcpus ||
+                    pl->inst_mem[inst] + min_hmem[i + 1] > k->host;
+      if (!closed)
+        open[kept++] = c;
+    }
+    nopen = kept;
+  }
+  free(min_mem);
+  free(min_busy);
+  free(min_cpu);
+  free(min_hmem);
+  free(open);
+  return ok;
+}
+
+/* Sums the plan's instances: each worth keeping (two endpoints or more,
+ * cheaper than they are sized one by one) is marked, and the plan's saving
+ * is what they save together. */
+static void evaluate(plan *pl, const rs_audit *a) {
+  double price = pl->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+  size_t ninst = instances_of(pl);
+  pl->saving = 0;
   for (size_t k = 0; k < ninst; k++) {
     double base = 0;
     size_t count = 0;
-    for (size_t d = k * pl->per_instance; d < pl->ndevices && d < (k + 1) * pl->per_instance; d++)
-      for (size_t j = 0; j < pl->devices[d].n; j++) {
-        base += alone(&a->rows[items[pl->devices[d].items[j]].row]);
+    for (size_t d = k * pl->caps.per_instance;
+         d < pl->ndevices && d < (k + 1) * pl->caps.per_instance; d++)
+      for (size_t j = pl->devices[d].n ? pl->devices[d].first : NONE; j != NONE; j = pl->next[j]) {
+        base += alone(&a->rows[pl->items[j].row]);
         count++;
       }
-    if (count >= 2 && base - price > *saving + 1e-9) {
-      *saving = base - price;
-      best = k;
-    }
+    pl->kept[k] = count >= 2 && base - price > 1e-9;
+    if (pl->kept[k])
+      pl->saving += base - price;
   }
-  return best;
+}
+
+/* The plan of shape (index s) over the rows not taken that may share it
+ * (list, in row order), packed and evaluated. */
+static bool plan_build(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
+                       const rs_audit_share *const *shares, size_t nlist, const bool *taken,
+                       double max_util, unsigned max_per_instance) {
+  memset(pl, 0, sizeof(*pl));
+  pl->shape = shape;
+  pl->caps = caps_of(shape, max_util, max_per_instance);
+  pl->items = rs_malloc_array(nlist ? nlist : 1, sizeof(*pl->items));
+  if (pl->items == NULL)
+    return false;
+  for (size_t j = 0; j < nlist; j++)
+    if (!taken[list[j]])
+      item_of(&pl->items[pl->nitems++], a, list[j], shares[j]);
+  if (pl->nitems < 2)
+    return true; /* nothing to share: saving 0 */
+  qsort(pl->items, pl->nitems, sizeof(*pl->items), cmp_size);
+  pl->next = rs_malloc_array(pl->nitems, sizeof(size_t));
+  pl->placed = rs_malloc_array(pl->nitems, sizeof(size_t));
+  if (pl->next == NULL || pl->placed == NULL || !plan_reserve(pl, 1) || !pack(pl))
+    return false;
+  evaluate(pl, a);
+  return true;
 }
 
 /* Records instance k of the plan as a packed instance. */
-static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, size_t k,
-                      const item *items) {
-  size_t count = 0;
+static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, size_t k) {
+  size_t count = pl->inst_count[k], per = pl->caps.per_instance;
   memset(pi, 0, sizeof(*pi));
-  for (size_t d = k * pl->per_instance; d < pl->ndevices && d < (k + 1) * pl->per_instance; d++)
-    count += pl->devices[d].n;
-  pi->endpoints = rs_arena_alloc_array(arena, count, sizeof(*pi->endpoints));
+  pi->endpoints = rs_arena_alloc_array(arena, count ? count : 1, sizeof(*pi->endpoints));
   if (pi->endpoints == NULL)
     return RS_NOMEM;
   pi->host_cpu = pl->inst_cpu[k];
   pi->host_mem = pl->inst_mem[k];
-  for (size_t d = k * pl->per_instance; d < pl->ndevices && d < (k + 1) * pl->per_instance; d++) {
+  for (size_t d = k * per; d < pl->ndevices && d < (k + 1) * per; d++) {
     const device *dv = &pl->devices[d];
-    unsigned dev = (unsigned)(d - k * pl->per_instance);
+    unsigned dev = (unsigned)(d - k * per);
     if (dv->n)
       pi->devices_used = dev + 1;
     pi->mem_used[dev] = dv->mem;
     pi->util[dev] = dv->util;
-    for (size_t j = 0; j < dv->n; j++) {
-      const item *it = &items[dv->items[j]];
+    for (size_t j = dv->n ? dv->first : NONE; j != NONE; j = pl->next[j]) {
+      const item *it = &pl->items[j];
       rs_packed_endpoint *pe = &pi->endpoints[pi->nendpoints++];
       pe->row = it->row;
       pe->device = dev;
@@ -268,7 +449,312 @@ static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, s
 }
 
 static bool shareable(const rs_audit_row *r) {
-  return r->ok && r->fit->nfitting > 0 && isfinite(r->after_month);
+  return r->ok && r->nfitting > 0 && isfinite(r->after_month);
+}
+
+/* One chosen instance: instance k of a plan. */
+typedef struct pick {
+  plan *pl;
+  size_t k;
+} pick;
+
+/* Per shape (catalog index), the rows that may share it, in row order. */
+typedef struct shape_lists {
+  size_t *start; /* nshapes + 1 offsets into row and share */
+  size_t *row;
+  const rs_audit_share **share;
+} shape_lists;
+
+static bool lists_build(shape_lists *l, const rs_audit *a, const rs_catalog *cat) {
+  size_t total = 0, ns = cat->ninstances;
+  l->start = calloc(ns + 1, sizeof(size_t));
+  if (l->start == NULL)
+    return false;
+  for (size_t r = 0; r < a->nrows; r++)
+    if (shareable(&a->rows[r]))
+      for (size_t j = 0; j < a->rows[r].nshares; j++) {
+        l->start[a->rows[r].shares[j].inst - cat->instances]++;
+        total++;
+      }
+  size_t off = 0;
+  for (size_t s = 0; s <= ns; s++) {
+    size_t c = s < ns ? l->start[s] : 0;
+    l->start[s] = off;
+    off += c;
+  }
+  l->row = rs_malloc_array(total ? total : 1, sizeof(size_t));
+  l->share = rs_malloc_array(total ? total : 1, sizeof(*l->share));
+  size_t *fill = calloc(ns ? ns : 1, sizeof(size_t));
+  bool ok = l->row && l->share && fill;
+  for (size_t r = 0; ok && r < a->nrows; r++)
+    if (shareable(&a->rows[r]))
+      for (size_t j = 0; j < a->rows[r].nshares; j++) {
+        size_t s = (size_t)(a->rows[r].shares[j].inst - cat->instances);
+        size_t at = l->start[s] + fill[s]++;
+        l->row[at] = r;
+        l->share[at] = &a->rows[r].shares[j];
+      }
+  free(fill);
+  return ok;
+}
+
+static void lists_free(shape_lists *l) {
+  free(l->start);
+  free(l->row);
+  free(l->share);
+}
+
+static bool plan_of(plan *pl, const rs_audit *a, const rs_catalog *cat, const shape_lists *l,
+                    size_t s, const bool *taken, double max_util, unsigned max_per) {
+  return plan_build(pl, a, &cat->instances[s], l->row + l->start[s], l->share + l->start[s],
+                    l->start[s + 1] - l->start[s], taken, max_util, max_per);
+}
+
+static void take(pick p, const rs_audit *a, const rs_catalog *cat, bool *taken, bool *dirty) {
+  const plan *pl = p.pl;
+  size_t per = pl->caps.per_instance;
+  for (size_t d = p.k * per; d < pl->ndevices && d < (p.k + 1) * per; d++)
+    for (size_t j = pl->devices[d].n ? pl->devices[d].first : NONE; j != NONE; j = pl->next[j]) {
+      const rs_audit_row *r = &a->rows[pl->items[j].row];
+      taken[pl->items[j].row] = true;
+      for (size_t k = 0; dirty && k < r->nshares; k++)
+        dirty[r->shares[k].inst - cat->instances] = true;
+    }
+}
+
+/* No packing of the endpoints left onto shape s saves more: per resource
+ * (device memory, busy time, host CPU and memory, endpoints per device), an
+ * instance's endpoints use at most all of it, so each pays at least its share
+ * of the price; the smallest of the sums of what each could save beyond its
+ * share. Shapes are packed in decreasing order of this bound and the rest
+ * skipped once one saves at least that much. */
+static double saving_bound(const rs_audit *a, const rs_catalog *cat, const shape_lists *l, size_t s,
+                           const bool *taken, double max_util) {
+  const rs_instance *shape = &cat->instances[s];
+  double price = shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, k = shape->accelerator_count;
+  double cap[5] = {shape->accelerator_memory_bytes * k, max_util * k,
+                   max_util * (isnan(shape->vcpus) ? INFINITY : shape->vcpus),
+                   isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes, PER_DEVICE * k};
+  double ub[5] = {0, 0, 0, 0, 0};
+  size_t n = 0;
+  for (size_t j = l->start[s]; j < l->start[s + 1]; j++) {
+    const rs_audit_row *r = &a->rows[l->row[j]];
+    if (taken[l->row[j]])
+      continue;
+    n++;
+    double use[5] = {r->mem, r->design_peak * l->share[j]->busy_s, r->host_cpu,
+                     l->share[j]->host_mem, 1};
+    for (int d = 0; d < 5; d++)
+      ub[d] += fmax(0, alone(r) - price * use[d] / cap[d]);
+  }
+  double best = INFINITY;
+  for (int d = 0; d < 5; d++)
+    best = fmin(best, ub[d]);
+  return n < 2 ? 0 : best;
+}
+
+typedef struct ranked {
+  double bound;
+  size_t s;
+} ranked;
+
+static int cmp_ranked(const void *pa, const void *pb) {
+  const ranked *a = pa, *b = pb;
+  if (a->bound != b->bound)
+    return a->bound > b->bound ? -1 : 1;
+  return a->s < b->s ? -1 : a->s > b->s;
+}
+
+/* The packing behind --consolidate: shape by shape, each round packs the
+ * endpoints left onto every shape not chosen yet (first-fit decreasing;
+ * only the shapes that lost endpoints are packed again) and keeps every
+ * instance worth keeping of the shape saving the most in all. Then the
+ * endpoints left are fitted into the free room of the instances kept, which
+ * costs nothing more. */
+static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *a,
+                     const rs_catalog *cat, const shape_lists *l, bool *taken, double max_util,
+                     unsigned max_per) {
+  size_t ns = cat->ninstances, norder = 0, cap = 0;
+  bool *dirty = malloc(ns ? ns : 1), *done = calloc(ns ? ns : 1, 1);
+  size_t *order = rs_malloc_array(ns ? ns : 1, sizeof(size_t));
+  ranked *rank = rs_malloc_array(ns ? ns : 1, sizeof(*rank));
+  bool ok = dirty && done && order && rank;
+  if (ok)
+    memset(dirty, 1, ns);
+  *picks = NULL;
+  *npicks = 0;
+  while (ok) {
+    size_t best = NONE, nrank = 0;
+    double best_saving = 0;
+    for (size_t s = 0; s < ns; s++)
+      if (!done[s] && l->start[s + 1] - l->start[s] >= 2) {
+        rank[nrank].s = s;
+        rank[nrank++].bound = dirty[s] ? saving_bound(a, cat, l, s, taken, max_util)
+                                       : plans[s].saving; /* packed as it stands */
+      }
+    qsort(rank, nrank, sizeof(*rank), cmp_ranked);
+    for (size_t o = 0; ok && o < nrank; o++) {
+      size_t s = rank[o].s;
+      if (rank[o].bound <= best_saving + 1e-9 && best != NONE)
+        break; /* no shape left can save more */
+      if (dirty[s]) {
+        plan_free(&plans[s]);
+        ok = plan_of(&plans[s], a, cat, l, s, taken, max_util, max_per);
+        dirty[s] = false;
+      }
+      if (!ok)
+        break;
+      double sv = plans[s].saving;
+      /* the most saving; a tie goes to the shape first in the catalog */
+      if (sv > best_saving + 1e-9 || (best != NONE && sv >= best_saving - 1e-9 && s < best)) {
+        best_saving = fmax(sv, best_saving);
+        best = s;
+      }
+    }
+    if (!ok || best == NONE)
+      break;
+    done[best] = true;
+    order[norder++] = best;
+    for (size_t k = 0; k < instances_of(&plans[best]); k++)
+      if (plans[best].kept[k])
+        take((pick){&plans[best], k}, a, cat, taken, dirty);
+  }
+  /* the endpoints left, into the room the kept instances have */
+  for (size_t o = 0; ok && o < norder; o++) {
+    plan *pl = &plans[order[o]];
+    size_t per = pl->caps.per_instance, ninst = instances_of(pl);
+    for (size_t i = 0; i < pl->nitems; i++) {
+      const item *it = &pl->items[i];
+      if (taken[it->row])
+        continue;
+      size_t probes = 0, d = NONE;
+      for (size_t k = 0; k < ninst && d == NONE && probes < FILL_PROBES; k++) {
+        if (!pl->kept[k] || !host_takes(pl, k, it))
+          continue;
+        for (size_t c = k * per; c < (k + 1) * per && c < pl->ndevices; c++) {
+          const device *dv = &pl->devices[c];
+          if (dv->mem + it->mem > pl->caps.dev_mem ||
+              dv->util + it->lambda * it->busy > pl->caps.max_util)
+            continue;
+          probes++;
+          if (device_fits(dv, pl->items, pl->next, it, pl->caps.dev_mem, pl->caps.max_util)) {
+            d = c;
+            break;
+          }
+        }
+      }
+      if (d != NONE) {
+        place(pl, d, i);
+        taken[it->row] = true;
+      }
+    }
+  }
+  for (size_t o = 0; ok && o < norder; o++) {
+    plan *pl = &plans[order[o]];
+    for (size_t k = 0; k < instances_of(pl); k++) {
+      if (!pl->kept[k])
+        continue;
+      if (*npicks == cap) {
+        pick *v = rs_realloc_array(*picks, cap = cap ? 2 * cap : 64, sizeof(*v));
+        if (v == NULL) {
+          ok = false;
+          break;
+        }
+        *picks = v;
+      }
+      (*picks)[(*npicks)++] = (pick){pl, k};
+    }
+  }
+  free(dirty);
+  free(done);
+  free(order);
+  free(rank);
+  return ok;
+}
+
+/* The previous packing, kept for small fleets: each round packs the
+ * endpoints left onto every shape and keeps the one instance that saves the
+ * most. */
+static bool greedy(plan **plans_out, size_t *nplans, pick **picks, size_t *npicks,
+                   const rs_audit *a, const rs_catalog *cat, const shape_lists *l, bool *taken,
+                   double max_util, unsigned max_per) {
+  size_t ns = cat->ninstances, np = 0, cap = 0;
+  plan *kept = NULL, cur;
+  bool ok = true;
+  *picks = NULL;
+  *npicks = 0;
+  while (ok) {
+    plan best = {0};
+    size_t best_k = NONE;
+    double best_saving = 0;
+    for (size_t s = 0; ok && s < ns; s++) {
+      if (l->start[s + 1] - l->start[s] < 2)
+        continue;
+      ok = plan_of(&cur, a, cat, l, s, taken, max_util, max_per);
+      double price = cur.shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, saving = 0;
+      size_t k_best = NONE;
+      for (size_t k = 0; ok && cur.nitems >= 2 && k < instances_of(&cur); k++) {
+        double base = 0;
+        for (size_t d = k * cur.caps.per_instance;
+             d < cur.ndevices && d < (k + 1) * cur.caps.per_instance; d++)
+          for (size_t j = cur.devices[d].n ? cur.devices[d].first : NONE; j != NONE;
+               j = cur.next[j])
+            base += alone(&a->rows[cur.items[j].row]);
+        if (cur.inst_count[k] >= 2 && base - price > saving + 1e-9) {
+          saving = base - price;
+          k_best = k;
+        }
+      }
+      if (ok && k_best != NONE && saving > best_saving + 1e-9) {
+        plan_free(&best);
+        best = cur;
+        best_k = k_best;
+        best_saving = saving;
+      } else {
+        plan_free(&cur);
+      }
+    }
+    if (!ok || best_k == NONE) {
+      plan_free(&best);
+      break;
+    }
+    if (np == cap) {
+      plan *v = rs_realloc_array(kept, cap = cap ? 2 * cap : 16, sizeof(*v));
+      pick *w = v ? rs_realloc_array(*picks, cap, sizeof(*w)) : NULL;
+      if (v)
+        kept = v;
+      if (w)
+        *picks = w;
+      if (v == NULL || w == NULL) {
+        plan_free(&best);
+        ok = false;
+        break;
+      }
+    }
+    kept[np] = best;
+    take((pick){&kept[np], best_k}, a, cat, taken, NULL);
+    (*picks)[np] = (pick){NULL, best_k};
+    np++;
+  }
+  for (size_t i = 0; i < np; i++) /* kept moved while growing */
+    (*picks)[i].pl = &kept[i];
+  *plans_out = kept;
+  *nplans = np;
+  *npicks = np;
+  return ok;
+}
+
+static double picks_saving(const pick *p, size_t n, const rs_audit *a) {
+  double s = 0;
+  for (size_t i = 0; i < n; i++) {
+    const plan *pl = p[i].pl;
+    size_t per = pl->caps.per_instance;
+    for (size_t d = p[i].k * per; d < pl->ndevices && d < (p[i].k + 1) * per; d++)
+      for (size_t j = pl->devices[d].n ? pl->devices[d].first : NONE; j != NONE; j = pl->next[j])
+        s += alone(&a->rows[pl->items[j].row]);
+    s -= pl->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+  }
+  return s;
 }
 
 /* The packing of c for shape, created on first use. */
@@ -284,119 +770,117 @@ static rs_packing *packing_for(rs_consolidation *c, const rs_instance *shape, si
   return p;
 }
 
+/* No packing of the packing's endpoints onto its shape uses fewer
+ * instances: the larger of each resource's total need over one instance's
+ * capacity (device memory, busy time under the ceiling, host CPU and
+ * memory, endpoints per device and per instance), rounded up. */
+static size_t lower_bound(const rs_packing *p, const rs_audit *a, double max_util,
+                          unsigned max_per) {
+  const rs_instance *shape = p->shape;
+  double mem = 0, busy = 0, cpu = 0, hmem = 0, n = 0;
+  for (size_t i = 0; i < p->ninstances; i++)
+    for (size_t j = 0; j < p->instances[i].nendpoints; j++) {
+      const rs_audit_row *r = &a->rows[p->instances[i].endpoints[j].row];
+      for (size_t k = 0; k < r->nshares; k++)
+        if (r->shares[k].inst == shape) {
+          mem += r->mem;
+          busy += r->design_peak * r->shares[k].busy_s;
+          cpu += r->host_cpu;
+          hmem += r->shares[k].host_mem;
+        }
+      n++;
+    }
+  double k = shape->accelerator_count, need = n / (PER_DEVICE * k);
+  need = fmax(need, mem / (shape->accelerator_memory_bytes * k));
+  need = fmax(need, busy / (max_util * k));
+  if (!isnan(shape->vcpus))
+    need = fmax(need, cpu / (max_util * shape->vcpus));
+  if (!isnan(shape->memory_bytes))
+    need = fmax(need, hmem / shape->memory_bytes);
+  need = fmax(need, n / (double)max_per);
+  size_t lb = (size_t)ceil(need * (1 - 1e-12));
+  return lb ? lb : 1;
+}
+
 rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_options *opts,
                                rs_error *err) {
   const rs_catalog *cat = opts->pipeline->catalog;
   double max_util = opts->pipeline->fit.max_util;
-  size_t n_rows = a->nrows ? a->nrows : 1;
-  bool *taken = rs_arena_alloc_array(arena, n_rows, sizeof(bool));
-  item *items = rs_malloc_array(n_rows, sizeof(*items));
-  item *best_items = rs_malloc_array(n_rows, sizeof(*items));
+  unsigned max_per = opts->max_per_instance ? opts->max_per_instance : UINT_MAX;
+  size_t n_rows = a->nrows ? a->nrows : 1, ns = cat->ninstances, nshareable = 0;
+  bool *taken = calloc(n_rows, sizeof(bool)), *taken2 = calloc(n_rows, sizeof(bool));
+  plan *plans = calloc(ns ? ns : 1, sizeof(*plans)), *gplans = NULL;
+  size_t ngplans = 0, npicks = 0, ngpicks = 0;
+  pick *picks = NULL, *gpicks = NULL;
+  shape_lists l = {0};
   rs_consolidation *c = rs_arena_alloc(arena, sizeof(*c));
-  rs_packed_instance *inst = rs_arena_alloc_array(arena, n_rows, sizeof(*inst));
-  size_t ninst = 0;
   rs_status st = RS_OK;
-  if (!taken || !items || !best_items || !c || !inst) {
-    free(items);
-    free(best_items);
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
-  }
-  memset(c, 0, sizeof(*c));
-  /* Greedy: each round packs the endpoints left onto every shape and keeps
-   * the one shared instance that saves the most. */
-  const rs_instance **inst_shape = rs_arena_alloc_array(arena, n_rows, sizeof(*inst_shape));
-  if (inst_shape == NULL)
+  for (size_t r = 0; r < a->nrows; r++)
+    nshareable += shareable(&a->rows[r]) && a->rows[r].nshares > 0;
+  if (!taken || !taken2 || !plans || !c || !lists_build(&l, a, cat) ||
+      !by_shape(plans, &picks, &npicks, a, cat, &l, taken, max_util, max_per) ||
+      (nshareable <= GREEDY_MAX &&
+       !greedy(&gplans, &ngplans, &gpicks, &ngpicks, a, cat, &l, taken2, max_util, max_per)))
     st = RS_NOMEM;
-  while (st == RS_OK) {
-    const rs_instance *best_shape = NULL;
-    plan best_plan = {0};
-    size_t best_k = SIZE_MAX;
-    double best_saving = 0;
-    for (size_t s = 0; s < cat->ninstances && st == RS_OK; s++) {
-      const rs_instance *shape = &cat->instances[s];
-      size_t n = 0;
-      if (shape->accelerator == NULL || isnan(shape->price_usd_per_hour) ||
-          !(shape->accelerator_count >= 1))
-        continue;
-      for (size_t r = 0; r < a->nrows; r++) {
-        device empty;
-        size_t none[1];
-        empty.items = none;
-        device_init(&empty);
-        if (!taken[r] && shareable(&a->rows[r]) && make_item(&items[n], a, r, shape, max_util) &&
-            device_fits(&empty, items, &items[n], shape->accelerator_memory_bytes, max_util) &&
-            items[n].host_cpu <= max_util * (isnan(shape->vcpus) ? INFINITY : shape->vcpus) &&
-            items[n].host_mem <= (isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes))
-          n++;
-      }
-      if (n < 2)
-        continue;
-      qsort(items, n, sizeof(*items), cmp_size);
-      plan pl;
-      if (!plan_alloc(&pl, n, (unsigned)shape->accelerator_count)) {
-        plan_free(&pl);
-        st = RS_NOMEM;
-        break;
-      }
-      pack(&pl, items, n, shape, max_util,
-           opts->max_per_instance ? opts->max_per_instance : UINT_MAX);
-      double saving;
-      size_t k =
-          best_instance(&pl, items, a, shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, &saving);
-      if (k != SIZE_MAX && saving > best_saving + 1e-9) {
-        plan_free(&best_plan);
-        best_plan = pl;
-        best_k = k;
-        best_shape = shape;
-        best_saving = saving;
-        memcpy(best_items, items, n * sizeof(*items));
-      } else {
-        plan_free(&pl);
-      }
-    }
-    if (st != RS_OK || best_shape == NULL) {
-      plan_free(&best_plan);
-      break;
-    }
-    st = keep(&inst[ninst], arena, &best_plan, best_k, best_items);
-    plan_free(&best_plan);
-    if (st != RS_OK)
-      break;
-    for (size_t j = 0; j < inst[ninst].nendpoints; j++)
-      taken[inst[ninst].endpoints[j].row] = true;
-    inst_shape[ninst++] = best_shape;
+  /* the better of the two; a tie keeps the greedy plan */
+  if (st == RS_OK && gplans != NULL &&
+      picks_saving(gpicks, ngpicks, a) >= picks_saving(picks, npicks, a) - 1e-9) {
+    pick *t = picks;
+    picks = gpicks;
+    gpicks = t;
+    size_t tn = npicks;
+    npicks = ngpicks;
+    ngpicks = tn;
   }
-  free(items);
-  free(best_items);
+  if (st == RS_OK)
+    memset(c, 0, sizeof(*c));
   /* Group the chosen instances by shape, in the order shapes were first chosen. */
   c->packings =
-      st == RS_OK ? rs_arena_alloc_array(arena, ninst ? ninst : 1, sizeof(*c->packings)) : NULL;
+      st == RS_OK ? rs_arena_alloc_array(arena, npicks ? npicks : 1, sizeof(*c->packings)) : NULL;
   if (st == RS_OK && c->packings == NULL)
     st = RS_NOMEM;
-  for (size_t i = 0; st == RS_OK && i < ninst; i++) {
-    rs_packing *p = packing_for(c, inst_shape[i], ninst);
+  for (size_t i = 0; st == RS_OK && i < npicks; i++) {
+    const rs_instance *shape = picks[i].pl->shape;
+    rs_packing *p = packing_for(c, shape, npicks);
     if (p->instances == NULL) {
       size_t count = 0;
-      for (size_t j = i; j < ninst; j++)
-        count += inst_shape[j] == inst_shape[i];
+      for (size_t j = i; j < npicks; j++)
+        count += picks[j].pl->shape == shape;
       p->instances = rs_arena_alloc_array(arena, count, sizeof(*p->instances));
       if (p->instances == NULL) {
         st = RS_NOMEM;
         break;
       }
     }
-    p->instances[p->ninstances++] = inst[i];
-    p->instance_month = inst_shape[i]->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+    rs_packed_instance *pi = &p->instances[p->ninstances++];
+    if ((st = keep(pi, arena, picks[i].pl, picks[i].k)) != RS_OK)
+      break;
+    p->instance_month = shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
     p->month += p->instance_month;
-    for (size_t j = 0; j < inst[i].nendpoints; j++)
-      p->baseline_month += alone(&a->rows[inst[i].endpoints[j].row]);
+    for (size_t j = 0; j < pi->nendpoints; j++)
+      p->baseline_month += alone(&a->rows[pi->endpoints[j].row]);
   }
   for (size_t i = 0; st == RS_OK && i < c->npackings; i++) {
-    c->month += c->packings[i].month;
-    c->baseline_month += c->packings[i].baseline_month;
-    for (size_t k = 0; k < c->packings[i].ninstances; k++)
-      c->packed += c->packings[i].instances[k].nendpoints;
+    rs_packing *p = &c->packings[i];
+    p->lower_bound = lower_bound(p, a, max_util, max_per);
+    c->month += p->month;
+    c->baseline_month += p->baseline_month;
+    c->instances += p->ninstances;
+    c->lower_bound += p->lower_bound;
+    for (size_t k = 0; k < p->ninstances; k++)
+      c->packed += p->instances[k].nendpoints;
   }
+  for (size_t s = 0; s < ns && plans; s++)
+    plan_free(&plans[s]);
+  for (size_t s = 0; s < ngplans; s++)
+    plan_free(&gplans[s]);
+  free(plans);
+  free(gplans);
+  free(picks);
+  free(gpicks);
+  free(taken);
+  free(taken2);
+  lists_free(&l);
   if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
   c->savings_month = c->baseline_month - c->month;

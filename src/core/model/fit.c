@@ -700,6 +700,16 @@ static bool allowed(const rs_fit_ctx *ctx, unsigned families, const rs_instance 
   return o->region == NULL || strcmp(in->region, o->region) == 0;
 }
 
+rs_status rs_fit_projection(const struct rs_proj_model **out, rs_arena *arena,
+                            const rs_catalog *cat) {
+  rs_proj_model *m = rs_arena_alloc(arena, sizeof(*m));
+  *out = NULL;
+  if (m == NULL || rs_proj_fit_catalog(m, arena, cat) != RS_OK)
+    return RS_NOMEM;
+  *out = m;
+  return RS_OK;
+}
+
 rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, const rs_catalog *cat,
                  rs_price_basis basis, const rs_overlay *overlay, const rs_fit_options *opts,
                  rs_error *err) {
@@ -707,7 +717,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false, {0}};
   rs_status st;
   *out = NULL;
-  if (rs_proj_fit_catalog(&ctx.proj, arena, cat) != RS_OK)
+  if (opts != NULL && opts->projection != NULL)
+    ctx.proj = *opts->projection;
+  else if (rs_proj_fit_catalog(&ctx.proj, arena, cat) != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while fitting");
   if (opts == NULL) {
     rs_fit_options_init(&defaults);

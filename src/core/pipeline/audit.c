@@ -7,11 +7,17 @@
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 #include "rightsize/file.h"
 #include "rightsize/profile.h"
@@ -170,64 +176,203 @@ rs_status rs_audit_discover(const char ***files, size_t *nfiles, rs_arena *arena
 
 /* ---- fitting on threads ---- */
 
+/* A worker's profiles each get a fresh arena, released as soon as the
+ * profile's row is kept; its blocks go back to this cache, not to malloc, so
+ * a fleet does not allocate, fault in and trim the same megabyte per
+ * profile. */
+#define CACHE_BLOCKS 64
+
+typedef struct block_cache {
+  void *v[CACHE_BLOCKS];
+  size_t n;
+} block_cache;
+
+typedef union block_head {
+  size_t size;
+  max_align_t align;
+} block_head;
+
+static void *cache_alloc(void *ctx, size_t size) {
+  block_cache *c = ctx;
+  size_t best = SIZE_MAX;
+  for (size_t i = 0; i < c->n; i++) { /* the smallest cached block that holds size */
+    size_t have = ((block_head *)c->v[i])->size;
+    if (have >= size && have <= 2 * size &&
+        (best == SIZE_MAX || have < ((block_head *)c->v[best])->size))
+      best = i;
+  }
+  if (best != SIZE_MAX) {
+    block_head *h = c->v[best];
+    c->v[best] = c->v[--c->n];
+    return h + 1;
+  }
+  if (size > SIZE_MAX - sizeof(block_head))
+    return NULL;
+  block_head *h = malloc(sizeof(*h) + size);
+  if (h == NULL)
+    return NULL;
+  h->size = size;
+  return h + 1;
+}
+
+static void cache_free(void *ctx, void *p) {
+  block_cache *c = ctx;
+  block_head *h = (block_head *)p - 1;
+  if (c->n < CACHE_BLOCKS)
+    c->v[c->n++] = h;
+  else
+    free(h);
+}
+
+static void cache_release(block_cache *c) {
+  for (size_t i = 0; i < c->n; i++)
+    free(c->v[i]);
+  c->n = 0;
+}
+
 typedef struct work {
   const char *const *files;
-  size_t n, next;
-  pthread_mutex_t lock;
+  size_t n;
+  atomic_size_t next; /* the next profile to take: workers stay busy to the end */
+  pthread_mutex_t progress_lock;
   const rs_audit_options *o;
   rs_audit *a;
 } work;
 
+typedef struct worker_ctx {
+  work *w;
+  rs_arena *keep; /* this worker's rows' data, for the audit's lifetime */
+  block_cache cache;
+  rs_arena_allocator allocator;
+  rs_status failed; /* RS_NOMEM: keeping a row ran out of memory */
+} worker_ctx;
+
 /* The row's action and money, from its fit (the numbers the writers print). */
 static void decide(rs_audit_row *row, const rs_fit_result *fit) {
-  row->fit = fit;
   row->now_month = fit->current.usd_per_month;
   row->action = fit->verdict.action;
   if (fit->verdict.target == NULL) {
     row->after_month = row->now_month;
     row->confidence = fit->current.confidence;
   } else {
-    row->after = fit->verdict.target;
-    row->after_month = row->after->usd_per_month;
-    row->confidence = row->after->confidence;
+    row->after = fit->verdict.target->inst;
+    row->after_replicas = fit->verdict.target->replicas;
+    row->after_month = fit->verdict.target->usd_per_month;
+    row->confidence = fit->verdict.target->confidence;
   }
   row->savings_month = row->now_month - row->after_month;
   row->savings_pct = row->now_month > 0 ? row->savings_month / row->now_month * 100.0 : NAN;
 }
 
-static void audit_one(work *w, size_t i) {
+static char *canonical(const char *path);
+
+/* The files p reads, canonical, for drop_inputs. */
+static bool keep_refs(rs_audit_row *row, rs_arena *keep, const rs_profile *p) {
+  size_t n = 0;
+  for (size_t k = 0; k < 2 * p->nfiles; k++)
+    n += (k % 2 ? p->files[k / 2].mapping : p->files[k / 2].path) != NULL;
+  if (n == 0)
+    return true;
+  const char **refs = rs_arena_alloc_array(keep, n, sizeof(*refs));
+  if (refs == NULL)
+    return false;
+  for (size_t k = 0; k < 2 * p->nfiles; k++) {
+    const char *ref = k % 2 ? p->files[k / 2].mapping : p->files[k / 2].path;
+    if (ref == NULL)
+      continue;
+    char *c = canonical(ref);
+    if (c == NULL)
+      return false;
+    refs[row->nrefs] = rs_arena_strdup(keep, c);
+    free(c);
+    if (refs[row->nrefs++] == NULL)
+      return false;
+  }
+  row->refs = refs;
+  return true;
+}
+
+/* Reduces the loaded profile and its fit (in the profile's arena, about to
+ * be freed) to the row the reports print, in keep. */
+static bool keep_row(rs_audit_row *row, rs_arena *keep, const rs_profile *p,
+                     const rs_fit_result *fit, const rs_audit_options *o) {
+  if (p->endpoint && (row->endpoint = rs_arena_strdup(keep, p->endpoint)) == NULL)
+    return false;
+  if (!keep_refs(row, keep, p))
+    return false;
+  if (fit == NULL)
+    return true;
+  if (p->current.instance &&
+      (row->current_instance = rs_arena_strdup(keep, p->current.instance)) == NULL)
+    return false;
+  row->current_replicas = p->current.replicas;
+  row->current = fit->current.inst;
+  row->current_fit_replicas = fit->current.replicas;
+  row->verdict = fit->verdict.code;
+  row->wasted_month = fit->verdict.wasted_month;
+  row->nfitting = fit->nfitting;
+  if (fit->nwarnings) {
+    rs_warning_code *w = rs_arena_alloc_array(keep, fit->nwarnings, sizeof(*w));
+    if (w == NULL)
+      return false;
+    for (size_t k = 0; k < fit->nwarnings; k++)
+      w[k] = fit->warnings[k].code;
+    row->warnings = w;
+    row->nwarnings = fit->nwarnings;
+  }
+  decide(row, fit);
+  return !o->consolidate || rs_audit_row_shares(row, keep, fit, o->pipeline->fit.max_util) == RS_OK;
+}
+
+static void audit_one(worker_ctx *ctx, size_t i) {
+  work *w = ctx->w;
   rs_audit_row *row = &w->a->rows[i];
-  rs_arena *arena = &w->a->arenas[i];
+  rs_arena arena;
   const rs_profile *p = NULL;
   rs_profile *loaded = NULL;
-  rs_fit_result *fit;
-  rs_error_clear(&row->err);
+  rs_fit_result *fit = NULL;
+  rs_error err;
+  rs_error_clear(&err);
+  rs_arena_init(&arena, 0);
+  rs_arena_set_allocator(&arena, &ctx->allocator);
   row->path = w->files[i];
   rs_status st = RS_OK;
   if (w->o->profiles != NULL)
     p = w->o->profiles[i];
-  else if ((st = rs_profile_load(&loaded, arena, w->files[i], &row->err)) == RS_OK)
+  else if ((st = rs_profile_load(&loaded, &arena, w->files[i], &err)) == RS_OK)
     p = loaded;
-  if (st == RS_OK) {
-    row->profile = p;
-    st = rs_pipeline_fit_profile(&fit, arena, w->o->pipeline, p, &row->err);
-  }
+  if (st == RS_OK)
+    st = rs_pipeline_fit_profile(&fit, &arena, w->o->pipeline, p, &err);
   row->ok = st == RS_OK;
-  if (row->ok)
-    decide(row, fit);
+  bool kept = p == NULL || keep_row(row, ctx->keep, p, row->ok ? fit : NULL, w->o);
+  if (kept && !row->ok) {
+    rs_error *e = rs_arena_alloc(ctx->keep, sizeof(*e));
+    if (e != NULL)
+      *e = err;
+    row->err = e;
+    kept = e != NULL;
+  }
+  if (!kept)
+    ctx->failed = RS_NOMEM;
+  rs_arena_release(&arena);
 }
 
 static void *worker(void *arg) {
-  work *w = arg;
+  worker_ctx *ctx = arg;
+  work *w = ctx->w;
   for (;;) {
-    pthread_mutex_lock(&w->lock);
-    size_t i = w->next++;
-    rs_progress_update(w->o->progress, i < w->n ? i : w->n);
-    pthread_mutex_unlock(&w->lock);
+    size_t i = atomic_fetch_add(&w->next, 1);
+    if (w->o->progress != NULL) { /* the progress line is not thread-safe: one writer at a time */
+      pthread_mutex_lock(&w->progress_lock);
+      rs_progress_update(w->o->progress, i < w->n ? i : w->n);
+      pthread_mutex_unlock(&w->progress_lock);
+    }
     if (i >= w->n)
-      return NULL;
-    audit_one(w, i);
+      break;
+    audit_one(ctx, i);
   }
+  cache_release(&ctx->cache);
+  return NULL;
 }
 
 static char *canonical(const char *path) {
@@ -238,43 +383,34 @@ static char *canonical(const char *path) {
 /* Drops the failed rows whose file another loaded profile reads as a sample
  * or mapping file (a mapping YAML next to its profile is not a profile). */
 static rs_status drop_inputs(rs_audit *a) {
-  size_t n = 0, cap = 0;
-  char **refs = NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < a->nrows; i++)
+    n += a->rows[i].nrefs;
+  if (n == 0 || a->nrows == 0)
+    return RS_OK;
+  const char **refs = rs_malloc_array(n, sizeof(*refs));
+  if (refs == NULL)
+    return RS_NOMEM;
+  n = 0;
+  for (size_t i = 0; i < a->nrows; i++)
+    for (size_t k = 0; k < a->rows[i].nrefs; k++)
+      refs[n++] = a->rows[i].refs[k];
+  qsort(refs, n, sizeof(*refs), cmp_str);
+  size_t kept = 0;
   rs_status st = RS_OK;
-  for (size_t i = 0; i < a->nrows && st == RS_OK; i++) {
-    const rs_profile *p = a->rows[i].profile;
-    for (size_t k = 0; p && k < 2 * p->nfiles && st == RS_OK; k++) {
-      const char *ref = k % 2 ? p->files[k / 2].mapping : p->files[k / 2].path;
-      if (ref == NULL)
-        continue;
-      if (n == cap) {
-        char **v = rs_realloc_array(refs, cap = cap ? 2 * cap : 64, sizeof(*v));
-        if (v == NULL) {
-          st = RS_NOMEM;
-          break;
-        }
-        refs = v;
-      }
-      if ((refs[n] = canonical(ref)) == NULL)
+  for (size_t i = 0; i < a->nrows; i++) {
+    bool input = false;
+    if (!a->rows[i].ok) {
+      char *self = canonical(a->rows[i].path);
+      if (self == NULL)
         st = RS_NOMEM;
-      else
-        n++;
-    }
-  }
-  if (st == RS_OK && n > 0) {
-    qsort(refs, n, sizeof(*refs), cmp_str);
-    size_t kept = 0;
-    for (size_t i = 0; i < a->nrows; i++) {
-      char *self = a->rows[i].ok ? NULL : canonical(a->rows[i].path);
-      bool input = self && bsearch(&self, refs, n, sizeof(*refs), cmp_str) != NULL;
+      input = self && bsearch(&self, refs, n, sizeof(*refs), cmp_str) != NULL;
       free(self);
-      if (!input)
-        a->rows[kept++] = a->rows[i];
     }
-    a->nrows = kept;
+    if (!input)
+      a->rows[kept++] = a->rows[i];
   }
-  for (size_t i = 0; i < n; i++)
-    free(refs[i]);
+  a->nrows = kept;
   free(refs);
   return st;
 }
@@ -289,7 +425,7 @@ static int cmp_rows(const void *pa, const void *pb) {
     double sb = isnan(b->savings_month) ? -INFINITY : b->savings_month;
     if (sa != sb)
       return sa > sb ? -1 : 1;
-    int r = strcmp(a->fit->summary->profile->endpoint, b->fit->summary->profile->endpoint);
+    int r = strcmp(a->endpoint, b->endpoint);
     if (r)
       return r;
   }
@@ -306,49 +442,86 @@ static unsigned thread_count(unsigned asked, size_t n) {
   return t ? t : 1;
 }
 
+#ifdef __GLIBC__
+/* glibc gives freed memory back to the kernel as soon as the top of a heap
+ * is 128 KiB free, and serves blocks from 128 KiB up with mmap: a worker
+ * that frees a profile's statistics (about 100 KB) and allocates the next
+ * one's would trim, fault in and flush the TLB once per profile. */
+static void no_trim_storms(void) {
+  mallopt(M_TRIM_THRESHOLD, 64 << 20);
+  mallopt(M_MMAP_THRESHOLD, 16 << 20);
+}
+#else
+static void no_trim_storms(void) {}
+#endif
+
 rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
                        const rs_audit_options *opts, rs_error *err) {
   rs_audit *a = calloc(1, sizeof(*a));
+  unsigned nt = thread_count(opts->threads, nfiles), started = 0;
+  if (nt > 256)
+    nt = 256;
   *out = NULL;
   if (a == NULL)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  no_trim_storms();
   a->max_util = opts->pipeline->fit.max_util;
   a->catalog = opts->pipeline->catalog;
   a->basis = opts->pipeline->basis;
   a->overlay = opts->pipeline->overlay;
   a->rows = calloc(nfiles ? nfiles : 1, sizeof(*a->rows));
-  a->arenas = calloc(nfiles ? nfiles : 1, sizeof(*a->arenas));
-  if (a->rows == NULL || a->arenas == NULL) {
+  a->arenas = calloc(nt, sizeof(*a->arenas));
+  worker_ctx *ctx = calloc(nt, sizeof(*ctx));
+  if (a->rows == NULL || a->arenas == NULL || ctx == NULL) {
+    free(ctx);
     rs_audit_free(a);
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   }
-  a->nrows = a->narenas = nfiles;
-  for (size_t i = 0; i < nfiles; i++)
-    rs_arena_init(&a->arenas[i], 0);
-  work w = {files, nfiles, 0, PTHREAD_MUTEX_INITIALIZER, opts, a};
-  unsigned nt = thread_count(opts->threads, nfiles), started = 0;
+  a->nrows = nfiles;
+  a->narenas = nt;
+  for (unsigned t = 0; t < nt; t++)
+    rs_arena_init(&a->arenas[t], 0);
+  /* The projection depends on the catalog alone: fitted once, not per profile. */
+  rs_pipeline pipeline = *opts->pipeline;
+  rs_audit_options o = *opts;
+  o.pipeline = &pipeline;
+  if (pipeline.fit.projection == NULL &&
+      rs_fit_projection(&pipeline.fit.projection, &a->arenas[0], pipeline.catalog) != RS_OK) {
+    free(ctx);
+    rs_audit_free(a);
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
+  }
+  work w = {.files = files, .n = nfiles, .o = &o, .a = a};
+  atomic_init(&w.next, 0);
+  pthread_mutex_init(&w.progress_lock, NULL);
   pthread_t tids[256];
-  if (nt > 256)
-    nt = 256;
+  for (unsigned t = 0; t < nt; t++) {
+    ctx[t] = (worker_ctx){.w = &w, .keep = &a->arenas[t], .failed = RS_OK};
+    ctx[t].allocator = (rs_arena_allocator){cache_alloc, cache_free, &ctx[t].cache};
+  }
   for (unsigned t = 1; t < nt; t++) { /* this thread is the first worker */
-    if (pthread_create(&tids[started], NULL, worker, &w) != 0)
+    if (pthread_create(&tids[started], NULL, worker, &ctx[t]) != 0)
       break;
     started++;
   }
-  worker(&w);
+  worker(&ctx[0]);
   for (unsigned t = 0; t < started; t++)
     pthread_join(tids[t], NULL);
-  pthread_mutex_destroy(&w.lock);
-  if (drop_inputs(a) != RS_OK) {
+  pthread_mutex_destroy(&w.progress_lock);
+  bool nomem = false;
+  for (unsigned t = 0; t < nt; t++)
+    nomem = nomem || ctx[t].failed != RS_OK;
+  free(ctx);
+  if (nomem || drop_inputs(a) != RS_OK) {
     rs_audit_free(a);
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory");
   }
   for (size_t i = 0; i < a->nrows; i++) {
     const rs_audit_row *r = &a->rows[i];
-    if (!r->ok && r->err.status == RS_NOMEM) {
+    if (!r->ok && r->err->status == RS_NOMEM) {
       /* Memory ran out, which says nothing about the profile: the run fails. */
       if (err != NULL && err->status == RS_OK)
-        *err = r->err;
+        *err = *r->err;
       rs_audit_free(a);
       return RS_NOMEM;
     }
@@ -371,7 +544,7 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
 void rs_audit_free(rs_audit *a) {
   if (a == NULL)
     return;
-  for (size_t i = 0; i < a->narenas; i++)
+  for (size_t i = 0; a->arenas && i < a->narenas; i++)
     rs_arena_release(&a->arenas[i]);
   free(a->arenas);
   free(a->rows);

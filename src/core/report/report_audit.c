@@ -38,17 +38,16 @@ static void money(char *dst, double v, bool raw) {
 }
 
 static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
-  const rs_profile *p = r->fit->summary->profile;
   if (raw)
-    snprintf(c->c[0], 160, "%s", p->endpoint); /* CSV: quoted by the writer */
+    snprintf(c->c[0], 160, "%s", r->endpoint); /* CSV: quoted by the writer */
   else
-    rs_escape_text(c->c[0], 160, p->endpoint, strlen(p->endpoint), 0);
-  snprintf(c->c[1], 160, "%s x%llu", p->current.instance, (unsigned long long)p->current.replicas);
+    rs_escape_text(c->c[0], 160, r->endpoint, strlen(r->endpoint), 0);
+  snprintf(c->c[1], 160, "%s x%llu", r->current_instance, (unsigned long long)r->current_replicas);
   money(c->c[2], r->now_month, raw);
   if (r->after)
-    snprintf(c->c[3], 160, "%s x%u", r->after->inst->name, r->after->replicas);
+    snprintf(c->c[3], 160, "%s x%u", r->after->name, r->after_replicas);
   else
-    snprintf(c->c[3], 160, "%s", rs_verdict_name(r->fit->verdict.code));
+    snprintf(c->c[3], 160, "%s", rs_verdict_name(r->verdict));
   money(c->c[4], r->after_month, raw);
   money(c->c[5], r->savings_month, raw);
   if (isfinite(r->savings_pct))
@@ -58,9 +57,9 @@ static void row_cells(cells *c, const rs_audit_row *r, bool raw) {
   snprintf(c->c[7], 160, "%s", rs_confidence_name(r->confidence));
   size_t off = 0;
   c->c[8][0] = '\0';
-  for (size_t i = 0; i < r->fit->nwarnings && off < 150; i++)
+  for (size_t i = 0; i < r->nwarnings && off < 150; i++)
     off += (size_t)snprintf(c->c[8] + off, 160 - off, "%s%s", i ? (raw ? ";" : ",") : "",
-                            rs_warning_code_name(r->fit->warnings[i].code));
+                            rs_warning_code_name(r->warnings[i]));
   if (off == 0 && !raw)
     snprintf(c->c[8], 160, "-");
 }
@@ -79,7 +78,7 @@ static void put_table(rs_buf *out, const rs_audit *a, bool md, bool wide) {
   }
   for (size_t i = 0; i < n; i++) {
     row_cells(&rows[i], &a->rows[i], false);
-    const char *name = a->rows[i].fit->summary->profile->endpoint;
+    const char *name = a->rows[i].endpoint;
     if (md)
       rs_escape_markdown(rows[i].c[0], 160, name, strlen(name));
   }
@@ -143,6 +142,10 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
                 "one, saves %.2f $/month; fleet after consolidation %.2f $/month\n",
                 item, c->packed, c->npackings, c->npackings == 1 ? "" : "s", c->month,
                 c->baseline_month, c->savings_month, c->fleet_month);
+  rs_buf_printf(out,
+                "%s%zu shared instance%s for a lower bound of %zu (per shape, the endpoints' total "
+                "device memory, busy time, host CPU and memory over one instance's)\n",
+                item, c->instances, c->instances == 1 ? "" : "s", c->lower_bound);
   for (size_t k = 0; k < c->npackings; k++) {
     const rs_packing *p = &c->packings[k];
     for (size_t i = 0; i < p->ninstances; i++) {
@@ -164,9 +167,8 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
           const rs_packed_endpoint *e = &pi->endpoints[j];
           if (e->device != d)
             continue;
-          rs_buf_printf(out, " %s (p%.0f %.1f of %g ms)",
-                        a->rows[e->row].fit->summary->profile->endpoint, e->slo_quantile * 100.0,
-                        e->latency_ms, e->slo_ms);
+          rs_buf_printf(out, " %s (p%.0f %.1f of %g ms)", a->rows[e->row].endpoint,
+                        e->slo_quantile * 100.0, e->latency_ms, e->slo_ms);
         }
         rs_buf_puts(out, "\n");
       }
@@ -180,7 +182,7 @@ static void put_failed(rs_buf *out, const rs_audit *a, bool md) {
   rs_buf_printf(out, md ? "\n**Failed (%zu)**\n\n" : "\nfailed (%zu)\n", a->nfailed);
   for (size_t i = audited(a); i < a->nrows; i++) {
     char line[1200];
-    rs_error_format(&a->rows[i].err, line, sizeof(line));
+    rs_error_format(a->rows[i].err, line, sizeof(line));
     rs_buf_printf(out, "%s%s\n", md ? "- " : "  ", line);
   }
 }
@@ -213,20 +215,19 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
   rs_jsonw_array(&w, "endpoints");
   for (size_t i = 0; i < audited(a); i++) {
     const rs_audit_row *r = &a->rows[i];
-    const rs_profile *p = r->fit->summary->profile;
     rs_jsonw_object(&w, NULL);
-    rs_jsonw_string(&w, "endpoint", p->endpoint);
+    rs_jsonw_string(&w, "endpoint", r->endpoint);
     rs_jsonw_string(&w, "profile", r->path);
-    rs_jsonw_string(&w, "current_instance", p->current.instance);
-    rs_jsonw_uint(&w, "current_replicas", p->current.replicas);
+    rs_jsonw_string(&w, "current_instance", r->current_instance);
+    rs_jsonw_uint(&w, "current_replicas", r->current_replicas);
     rs_jsonw_number(&w, "usd_per_month_now", r->now_month);
     rs_jsonw_string(&w, "action", rs_action_name(r->action));
-    rs_jsonw_string(&w, "verdict", rs_verdict_name(r->fit->verdict.code));
-    rs_jsonw_number(&w, "wasted_usd_per_month", r->fit->verdict.wasted_month);
-    rs_jsonw_string(&w, "recommended_provider", r->after ? r->after->inst->provider : NULL);
-    rs_jsonw_string(&w, "recommended_instance", r->after ? r->after->inst->name : NULL);
+    rs_jsonw_string(&w, "verdict", rs_verdict_name(r->verdict));
+    rs_jsonw_number(&w, "wasted_usd_per_month", r->wasted_month);
+    rs_jsonw_string(&w, "recommended_provider", r->after ? r->after->provider : NULL);
+    rs_jsonw_string(&w, "recommended_instance", r->after ? r->after->name : NULL);
     if (r->after)
-      rs_jsonw_uint(&w, "recommended_replicas", r->after->replicas);
+      rs_jsonw_uint(&w, "recommended_replicas", r->after_replicas);
     else
       rs_jsonw_null(&w, "recommended_replicas");
     rs_jsonw_number(&w, "usd_per_month_after", r->after_month);
@@ -234,8 +235,8 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
     rs_jsonw_number(&w, "savings_pct", r->savings_pct);
     rs_jsonw_string(&w, "confidence", rs_confidence_name(r->confidence));
     rs_jsonw_array(&w, "warnings");
-    for (size_t k = 0; k < r->fit->nwarnings; k++)
-      rs_jsonw_string(&w, NULL, rs_warning_code_name(r->fit->warnings[k].code));
+    for (size_t k = 0; k < r->nwarnings; k++)
+      rs_jsonw_string(&w, NULL, rs_warning_code_name(r->warnings[k]));
     rs_jsonw_end(&w, ']');
     rs_jsonw_end(&w, '}');
   }
@@ -245,8 +246,8 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
     char line[1200];
     rs_jsonw_object(&w, NULL);
     rs_jsonw_string(&w, "profile", a->rows[i].path);
-    rs_jsonw_string(&w, "error", rs_error_format(&a->rows[i].err, line, sizeof(line)));
-    rs_jsonw_uint(&w, "exit_code", (uint64_t)rs_status_exit_code(a->rows[i].err.status));
+    rs_jsonw_string(&w, "error", rs_error_format(a->rows[i].err, line, sizeof(line)));
+    rs_jsonw_uint(&w, "exit_code", (uint64_t)rs_status_exit_code(a->rows[i].err->status));
     rs_jsonw_end(&w, '}');
   }
   rs_jsonw_end(&w, ']');
@@ -275,7 +276,7 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
         for (size_t j = 0; j < pi->nendpoints; j++) {
           const rs_packed_endpoint *e = &pi->endpoints[j];
           rs_jsonw_object(&w, NULL);
-          rs_jsonw_string(&w, "endpoint", a->rows[e->row].fit->summary->profile->endpoint);
+          rs_jsonw_string(&w, "endpoint", a->rows[e->row].endpoint);
           rs_jsonw_uint(&w, "device", e->device);
           rs_jsonw_number(&w, "device_memory_used_bytes", pi->mem_used[e->device]);
           rs_jsonw_number(&w, "device_utilization", pi->util[e->device]);

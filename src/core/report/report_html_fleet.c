@@ -35,9 +35,7 @@ static void card(rs_buf *out, const char *head, double usd, const char *note) {
 
 /* ---- audit ---- */
 
-static const char *row_name(const rs_audit_row *r) {
-  return r->profile && r->profile->endpoint ? r->profile->endpoint : r->path;
-}
+static const char *row_name(const rs_audit_row *r) { return r->endpoint ? r->endpoint : r->path; }
 
 /* Savings per endpoint as horizontal bars (an upsize goes left of zero). */
 static void savings_chart(rs_buf *out, const rs_audit *a) {
@@ -69,7 +67,7 @@ static void savings_chart(rs_buf *out, const rs_audit *a) {
       continue;
     char v[96];
     snprintf(v, sizeof(v), "%.2f (%s)", r->savings_month,
-             r->after ? r->after->inst->name : rs_verdict_name(r->fit->verdict.code));
+             r->after ? r->after->name : rs_verdict_name(r->verdict));
     rs_svg_hbar(&p, k++, n, 0, r->savings_month,
                 r->savings_month < 0 ? RS_SVG_VERMILION : RS_SVG_BLUE, row_name(r), v);
   }
@@ -154,17 +152,17 @@ static void audit_table(rs_buf *out, const rs_audit *a) {
     rs_html_text(out, row_name(r));
     if (!r->ok) {
       rs_buf_puts(out, "</td><td colspan=\"8\">could not be audited: ");
-      rs_html_text(out, r->err.msg);
+      rs_html_text(out, r->err->msg);
       rs_buf_puts(out, "</td></tr>\n");
       continue;
     }
     rs_buf_puts(out, "</td><td>");
-    rs_html_text(out, r->fit->current.inst->name);
-    rs_buf_printf(out, " x%u</td>", r->fit->current.replicas);
+    rs_html_text(out, r->current->name);
+    rs_buf_printf(out, " x%u</td>", r->current_fit_replicas);
     money_cell(out, r->now_month);
     rs_buf_puts(out, "<td>");
     if (r->after)
-      rs_buf_printf(out, "%s x%u", r->after->inst->name, r->after->replicas);
+      rs_buf_printf(out, "%s x%u", r->after->name, r->after_replicas);
     else
       rs_buf_puts(out, "-");
     rs_buf_puts(out, "</td>");
@@ -172,8 +170,8 @@ static void audit_table(rs_buf *out, const rs_audit *a) {
     money_cell(out, r->savings_month);
     rs_buf_puts(out, "<td class=\"n\">");
     rs_html_num(out, r->savings_pct, 1);
-    rs_buf_printf(out, "%%</td><td>%s</td><td>%s</td></tr>\n",
-                  rs_verdict_name(r->fit->verdict.code), rs_confidence_name(r->confidence));
+    rs_buf_printf(out, "%%</td><td>%s</td><td>%s</td></tr>\n", rs_verdict_name(r->verdict),
+                  rs_confidence_name(r->confidence));
   }
   rs_buf_puts(out, "</table>\n");
 }
