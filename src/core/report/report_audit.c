@@ -116,13 +116,13 @@ static void put_notes(rs_buf *out, const rs_audit *a) {
   rs_buf_puts(out, "\nwarnings  ");
   shown = 0;
   for (size_t i = 0; i < n; i++) {
-    const rs_fit_result *f = a->rows[i].fit;
-    if (f->nwarnings == 0)
+    const rs_audit_row *r = &a->rows[i];
+    if (r->nwarnings == 0)
       continue;
     rs_buf_puts(out, shown++ ? "; " : " ");
-    rs_buf_put_text(out, f->summary->profile->endpoint);
-    for (size_t k = 0; k < f->nwarnings; k++)
-      rs_buf_printf(out, "%s%s", k ? ", " : ": ", rs_warning_code_name(f->warnings[k].code));
+    rs_buf_put_text(out, r->endpoint);
+    for (size_t k = 0; k < r->nwarnings; k++)
+      rs_buf_printf(out, "%s%s", k ? ", " : ": ", rs_warning_code_name(r->warnings[k]));
   }
   rs_buf_puts(out, shown ? "\n" : " none\n");
 }
