@@ -269,11 +269,13 @@ struct rs_instream;
  * memory flat in the file's size. Files the tree reader can hold (up to
  * RS_INGEST_EXPORT_MAX) that the streaming reader does not take as they are
  * (anything unusual, every error) are handed to rs_ingest_export_at, so
- * their output and messages are that reader's. */
+ * their output and messages are that reader's. *handled false (nothing
+ * read): the input is neither a plain file nor copiable to a temporary
+ * file, and is the caller's to read whole. */
 rs_status rs_ingest_prom_json_stream(struct rs_instream *in, const char *path,
                                      rs_sample_format format, double instant_t,
                                      const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                     rs_ingest_result *result, rs_error *err);
+                                     rs_ingest_result *result, bool *handled, rs_error *err);
 
 /* True when the line at p is an nvidia-smi dmon header ("# gpu pwr ...",
  * "#Date Time gpu ..."). */

@@ -943,7 +943,7 @@ static void begin(rs_export *x, rs_arena *arena, reader *r, const char *path,
 rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sample_format format,
                                      double instant_t, const rs_ingest_options *opts,
                                      rs_sample_sink sink, void *ctx, rs_ingest_result *result,
-                                     rs_error *err) {
+                                     bool *handled, rs_error *err) {
   rs_arena arena;
   rs_export x;
   rs_series_map defaults;
@@ -957,6 +957,7 @@ rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sampl
   char *buf = malloc(WINDOW);
   cursor c = {
       .buf = buf, .cap = WINDOW, .look = LOOK, .fd = -1, .line = 1, .path = path, .err = err};
+  *handled = true;
   if (buf == NULL)
     return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the document");
   /* A plain regular file is read again in place; anything else (standard
@@ -972,10 +973,10 @@ rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sampl
     }
   }
   if (fd < 0) {
-    if ((spool = tmpfile()) == NULL) {
+    if ((spool = tmpfile()) == NULL) { /* no temporary directory: read it whole */
       free(buf);
-      return rs_error_set(err, RS_IO, path, 0, 0, "cannot create a temporary copy of the input: %s",
-                          strerror(errno));
+      *handled = false;
+      return RS_OK;
     }
     c.in = in;
     c.spool = spool;
