@@ -96,7 +96,7 @@ static void same_both_ways(const char *text, const rs_selection *sel) {
 
 /* A query_range answer: series of names x GPUs, n points each, every
  * point on its own line when pretty (so positions move), NaN now and then. */
-static char *answer(size_t n, bool pretty, bool bare) {
+static char *answer(size_t n, bool pretty, bool bare, size_t nseries) {
   static const char *const names[] = {"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_UTIL",
                                       "instance:node_cpu_utilisation:rate5m"};
   rs_buf b;
@@ -106,8 +106,8 @@ static char *answer(size_t n, bool pretty, bool bare) {
                                      "\"data\":{\"resultType\":\"matrix\",\"result\":"),
                      RS_OK);
   assert_int_equal(rs_buf_puts(&b, "[\n"), RS_OK);
-  for (size_t k = 0; k < 7; k++) {
-    size_t name = k % 3, gpu = k / 3;
+  for (size_t k = 0; k < nseries; k++) {
+    size_t name = k < 3 ? k : k % 2, gpu = k / 2; /* one cpu series, no clash */
     assert_int_equal(rs_buf_printf(&b,
                                    "%s {\"metric\":{\"__name__\":\"%s\",\"gpu\":\"%zu\","
                                    "\"Hostname\":\"node-a\"},\"extra\":[1,[true,null]],\n"
@@ -138,14 +138,16 @@ static char *answer(size_t n, bool pretty, bool bare) {
 
 static void test_same_rows_as_tree(void **state) {
   (void)state;
-  char *small = answer(20, false, false), *pretty = answer(200, true, false),
-       *bare = answer(50, false, true);
-  char *big = answer(60000, true, false); /* several MB: many windows */
+  char *small = answer(20, false, false, 7), *pretty = answer(200, true, false, 7),
+       *bare = answer(50, false, true, 7);
+  char *big = answer(60000, true, false, 7);  /* several MB: many windows */
+  char *many = answer(300, false, false, 70); /* more series than a scan merges: a heap */
   assert_true(strlen(big) > ((size_t)3 << 20));
   same_both_ways(small, NULL);
   same_both_ways(pretty, NULL);
   same_both_ways(bare, NULL);
   same_both_ways(big, NULL);
+  same_both_ways(many, NULL);
   rs_selection sel = {.n = 0};
   assert_int_equal(rs_selection_add(&sel, "gpu=1"), RS_OK);
   same_both_ways(pretty, &sel);
@@ -153,6 +155,7 @@ static void test_same_rows_as_tree(void **state) {
   free(pretty);
   free(bare);
   free(big);
+  free(many);
 }
 
 /* The streaming reader's own errors: the tree reader's message where the

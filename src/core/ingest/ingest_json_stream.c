@@ -7,8 +7,8 @@
  * Rows need the series joined by time; each series is in time order (as
  * Prometheus answers), so pass 2 merges them: one small window per series
  * over the same bytes (the file, or a spooled copy of standard input or a
- * decompressed stream), a heap ordered as rs_export_emit sorts, and the
- * points of one time folded into rows. Only the series' notes, one window
+ * decompressed stream), picked in rs_export_emit's order (a scan, or a heap
+ * past 64 series), and the points of one time folded into rows. Only the series' notes, one window
  * each and the points of one time stay in memory.
  *
  * Files up to RS_INGEST_EXPORT_MAX keep the tree reader's exact behaviour:
@@ -38,6 +38,7 @@
 #define MERGE_WINDOW ((size_t)256 << 10) /* one series' window at most */
 #define MAX_SERIES 100000                /* mapped series with points */
 #define MAX_BATCH ((size_t)1 << 20)      /* points of one time */
+#define LINEAR_MAX 64                    /* series merged by a scan rather than a heap */
 #define MAX_DEPTH 60                     /* the tree reader's limit is 64 */
 #define KEY_MAX 1000                     /* the tree reader's keys are at most 1024 characters */
 #define MAX_LABELS 256
@@ -812,6 +813,16 @@ static void sift_down(stream **h, size_t n, size_t i) {
   }
 }
 
+/* (GPU, metric, file order) of the streams' series. */
+static int stream_order(const void *a, const void *b) {
+  const stream *p = *(stream *const *)a, *q = *(stream *const *)b;
+  if (p->head.gpu != q->head.gpu)
+    return p->head.gpu < q->head.gpu ? -1 : 1;
+  if (p->head.metric != q->head.metric)
+    return p->head.metric < q->head.metric ? -1 : 1;
+  return (p->s > q->s) - (p->s < q->s);
+}
+
 static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64_t *rows,
                        rs_error *err) {
   rs_export *x = r->x;
@@ -850,11 +861,33 @@ static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64
     if (st == RS_OK && got)
       heap[n++] = m;
   }
-  for (size_t i = n; st == RS_OK && i-- > 0;)
+  /* Few series: each time, the smallest head time, then the streams in
+   * (GPU, metric, file) order, which is rs_export_emit's order among points
+   * of one time (a series' points follow the series before it in the file).
+   * Many: a heap. */
+  bool linear = n <= LINEAR_MAX;
+  size_t cur = 0;
+  double tmin = 0.0;
+  if (linear && n > 1)
+    qsort(heap, n, sizeof(*heap), stream_order);
+  for (size_t i = n; !linear && st == RS_OK && i-- > 0;)
     sift_down(heap, n, i);
   while (st == RS_OK && n > 0) {
     stream *m = heap[0];
     bool got;
+    if (linear) {
+      while (cur < n && heap[cur]->head.t != tmin)
+        cur++;
+      if (cur == n || nb == 0) { /* a new time: the smallest head */
+        tmin = heap[0]->head.t;
+        for (size_t i = 1; i < n; i++)
+          if (heap[i]->head.t < tmin)
+            tmin = heap[i]->head.t;
+        for (cur = 0; heap[cur]->head.t != tmin;)
+          cur++;
+      }
+      m = heap[cur];
+    }
     if (nb > 0 && m->head.t != batch[0].t) {
       st = rs_export_emit_batch(x, batch, nb, sink, ctx, rows, err);
       nb = 0;
@@ -878,9 +911,14 @@ static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64
     }
     batch[nb++] = m->head;
     st = advance(m, x, &got);
-    if (st == RS_OK && !got)
-      heap[0] = heap[--n];
-    sift_down(heap, n, 0);
+    if (linear && st == RS_OK && !got) {
+      memmove(heap + cur, heap + cur + 1, (n - cur - 1) * sizeof(*heap));
+      n--;
+    } else if (!linear) {
+      if (st == RS_OK && !got)
+        heap[0] = heap[--n];
+      sift_down(heap, n, 0);
+    }
   }
   if (st == RS_OK && nb > 0)
     st = rs_export_emit_batch(x, batch, nb, sink, ctx, rows, err);
