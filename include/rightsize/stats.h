@@ -1,7 +1,7 @@
 /* Streaming statistics over sample rows: the core every command uses.
  *
  * One pass, memory independent of the number of rows (unless `exact` is
- * set, when values are kept and sorted to give exact quantiles: the test
+ * set, when values are kept and their ranks selected to give exact quantiles: the test
  * oracle). Per metric: count, min, max, mean, standard deviation and
  * p50/p90/p95/p99 from an rs_sketch. Per-device metrics are also kept per
  * GPU index. Coverage (first/last time, typical interval, gaps, out-of-order
@@ -18,12 +18,16 @@
 #include "rightsize/metric.h"
 
 typedef struct rs_stats_options {
-  bool exact;              /* keep values and sort: exact quantiles */
+  bool exact;              /* keep values and select ranks: exact quantiles */
   bool allow_unordered;    /* count backwards timestamps instead of failing */
   double window_s;         /* per-window peak width; default 3600 */
   double gap_factor;       /* an interval > gap_factor x typical is a gap; default 3 */
-  size_t exact_max_values; /* cap on values kept in exact mode; default 50 million */
+  size_t exact_max_values; /* cap on values kept in exact mode, all metrics together;
+                              default RS_STATS_EXACT_MAX_VALUES */
 } rs_stats_options;
+
+/* --exact keeps at most 2^27 values (1 GiB of doubles) in all: RS_LIMIT past it. */
+#define RS_STATS_EXACT_MAX_VALUES ((size_t)1 << 27)
 
 /* Quantile levels reported everywhere. */
 #define RS_QUANTILE_COUNT 4

@@ -25,7 +25,7 @@ static const rs_cli_opt profile_options[] = {
                 "output format: table (default) or json"),
      .choices = format_names},
     {RS_CLI_OPT("exact", 0, RS_CLI_FLAG, OPT(summary.stats.exact), NULL,
-                "exact quantiles (keeps and sorts every value; the test oracle)")},
+                "exact quantiles (keeps every value, at most 1 GiB; the test oracle)")},
     {RS_CLI_OPT(
          "input-format", 'i', RS_CLI_CHOICE, OPT(summary.format), "FORMAT",
          "format of sample files given directly: auto (default), native, nvidia-smi, "

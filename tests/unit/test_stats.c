@@ -157,6 +157,98 @@ static void test_exact_cap(void **state) {
   rs_stats_free(st);
 }
 
+static int cmp_dbl(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Exact quantiles are order statistics, selected (not sorted) per device
+ * and over the devices pooled: each agrees with a sort of its own values,
+ * ties and all, and a second finish gives the same answer. */
+static void test_exact_selection_per_device(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true};
+  rs_stats *st = make(&eo);
+  rs_endpoint_stats out, again;
+  rng r = {29};
+  size_t n = 3001;
+  double *dev[2], *all = malloc(2 * n * sizeof(double));
+  dev[0] = malloc(n * sizeof(double));
+  dev[1] = malloc(n * sizeof(double));
+  for (size_t i = 0; i < n; i++) {
+    for (int d = 0; d < 2; d++) {
+      rs_sample s = row(T0 + (double)i, d, 2 * i + 2 + (size_t)d);
+      /* device 1 has many equal values: selection must handle ties */
+      double v = d == 0 ? rng_lognormal(&r, 3.0, 1.0) : (double)(rng_next(&r) % 7);
+      dev[d][i] = all[2 * i + (size_t)d] = v;
+      put(&s, RS_METRIC_GPU_UTIL, v);
+      add_ok(st, &s);
+    }
+  }
+  finish_ok(st, &out);
+  qsort(all, 2 * n, sizeof(double), cmp_dbl);
+  for (int d = 0; d < 2; d++)
+    qsort(dev[d], n, sizeof(double), cmp_dbl);
+  assert_int_equal(out.ndevices, 2);
+  for (int q = 0; q < RS_QUANTILE_COUNT; q++) {
+    double lv = rs_quantile_levels[q];
+    assert_true(out.m[RS_METRIC_GPU_UTIL].exact);
+    assert_true(out.m[RS_METRIC_GPU_UTIL].q[q] == all[(size_t)floor(lv * (double)(2 * n - 1))]);
+    for (int d = 0; d < 2; d++)
+      assert_true(out.devices[d].m[RS_METRIC_GPU_UTIL].q[q] ==
+                  dev[d][(size_t)floor(lv * (double)(n - 1))]);
+  }
+  finish_ok(st, &again);
+  assert_memory_equal(&again.m[RS_METRIC_GPU_UTIL], &out.m[RS_METRIC_GPU_UTIL], sizeof(out.m[0]));
+  assert_memory_equal(&again.devices[1].m[RS_METRIC_GPU_UTIL],
+                      &out.devices[1].m[RS_METRIC_GPU_UTIL], sizeof(out.m[0]));
+  free(dev[0]);
+  free(dev[1]);
+  free(all);
+  rs_stats_free(st);
+}
+
+/* The cap counts the values of every metric together. */
+static void test_exact_cap_all_metrics(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true, .exact_max_values = 10};
+  rs_stats *st = make(&eo);
+  rs_error err;
+  for (int i = 0; i < 5; i++) {
+    rs_sample s = row(T0 + i, -1, (size_t)i + 2);
+    put(&s, RS_METRIC_REQUEST_RATE, 5.0);
+    put(&s, RS_METRIC_CPU_UTIL, 50.0);
+    add_ok(st, &s);
+  }
+  rs_sample s = row(T0 + 5, -1, 7);
+  put(&s, RS_METRIC_CPU_UTIL, 50.0);
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_add(st, &s, &err), RS_LIMIT);
+  assert_int_equal(err.line, 7);
+  assert_non_null(strstr(err.msg, "more than 10 values kept for --exact"));
+  rs_stats_free(st);
+}
+
+/* Pooling two devices' values needs a copy, which the cap must leave room for. */
+static void test_exact_cap_pooling(void **state) {
+  (void)state;
+  rs_stats_options eo = {.exact = true, .exact_max_values = 10};
+  rs_stats *st = make(&eo);
+  rs_endpoint_stats out;
+  rs_error err;
+  for (int i = 0; i < 4; i++) {
+    for (int d = 0; d < 2; d++) {
+      rs_sample s = row(T0 + i, d, (size_t)(2 * i + d + 2));
+      put(&s, RS_METRIC_GPU_UTIL, 10.0 * i + d);
+      add_ok(st, &s);
+    }
+  }
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_finish(st, &out, &err), RS_LIMIT);
+  assert_non_null(strstr(err.msg, "pooling the devices' 'gpu_util'"));
+  rs_stats_free(st);
+}
+
 static void test_per_device_split(void **state) {
   (void)state;
   rs_stats *st = make(NULL);
@@ -678,15 +770,27 @@ static void test_memory_flat(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_moments_exact),    cmocka_unit_test(test_levels),
-      cmocka_unit_test(test_sketch_vs_exact),  cmocka_unit_test(test_exact_cap),
-      cmocka_unit_test(test_per_device_split), cmocka_unit_test(test_gpu_minus_one),
-      cmocka_unit_test(test_coverage),         cmocka_unit_test(test_coverage_empty),
-      cmocka_unit_test(test_backwards_error),  cmocka_unit_test(test_window_peaks),
-      cmocka_unit_test(test_rate_shape),       cmocka_unit_test(test_load_lines),
-      cmocka_unit_test(test_load_buckets),     cmocka_unit_test(test_merge_equals_one),
-      cmocka_unit_test(test_merge_exact_cap),  cmocka_unit_test(test_sink),
-      cmocka_unit_test(test_memory_flat),      cmocka_unit_test(test_request_events),
+      cmocka_unit_test(test_moments_exact),
+      cmocka_unit_test(test_levels),
+      cmocka_unit_test(test_sketch_vs_exact),
+      cmocka_unit_test(test_exact_cap),
+      cmocka_unit_test(test_exact_selection_per_device),
+      cmocka_unit_test(test_exact_cap_all_metrics),
+      cmocka_unit_test(test_exact_cap_pooling),
+      cmocka_unit_test(test_per_device_split),
+      cmocka_unit_test(test_gpu_minus_one),
+      cmocka_unit_test(test_coverage),
+      cmocka_unit_test(test_coverage_empty),
+      cmocka_unit_test(test_backwards_error),
+      cmocka_unit_test(test_window_peaks),
+      cmocka_unit_test(test_rate_shape),
+      cmocka_unit_test(test_load_lines),
+      cmocka_unit_test(test_load_buckets),
+      cmocka_unit_test(test_merge_equals_one),
+      cmocka_unit_test(test_merge_exact_cap),
+      cmocka_unit_test(test_sink),
+      cmocka_unit_test(test_memory_flat),
+      cmocka_unit_test(test_request_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

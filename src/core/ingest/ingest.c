@@ -712,14 +712,20 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
   rs_arena arena;
   char *data = NULL;
   size_t len = 0;
+  struct stat sb;
+  double instant_t = 0.0;
+  bool handled = false;
+  rs_status st = RS_OK;
+  if (f == RS_FORMAT_PROM_JSON) /* streamed: memory flat in the file's size */
+    st = rs_ingest_prom_json_stream(in, path, f, instant_t, opts, sink, ctx, result, &handled, err);
+  if (handled)
+    return st;
   rs_arena_init(&arena, 0);
-  rs_status st = rs_instream_slurp(&data, &len, in, &arena, RS_INGEST_EXPORT_MAX, err);
+  st = rs_instream_slurp(&data, &len, in, &arena, RS_INGEST_EXPORT_MAX, err);
   if (st == RS_OK && len == 0)
     st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
                       rs_format_name(f));
   /* A scrape without timestamps was taken, at the latest, when it was saved. */
-  struct stat sb;
-  double instant_t = 0.0;
   if (st == RS_OK && strcmp(path, "-") != 0 && stat(path, &sb) == 0)
     instant_t = (double)sb.st_mtime;
   if (opts != NULL && opts->instant_t > 0)

@@ -260,6 +260,35 @@ static bool spelled(const char *s, size_t len, const char *word) {
   return strlen(word) == len && memcmp(s, word, len) == 0;
 }
 
+rs_status rs_export_number(const char *s, size_t n, double *out) {
+  static const double pow10[] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  uint64_t m = 0;
+  size_t i = s != NULL && n > 0 && s[0] == '-', digits = 0, frac = 0;
+  bool neg = i == 1, dot = false;
+  /* [-]digits[.digits] with at most 15 digits: the integer and the power of
+   * ten are exact doubles, so one division is correctly rounded, the value
+   * rs_num_parse_double gives (Clinger's fast path). */
+  for (; i < n && n <= 17; i++) {
+    char c = s[i];
+    if (c >= '0' && c <= '9') {
+      m = m * 10 + (uint64_t)(c - '0');
+      digits++;
+      frac += dot;
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      break;
+    }
+  }
+  if (i == n && n <= 17 && digits > 0 && digits <= 15) {
+    double v = (double)m / pow10[frac];
+    *out = neg && v != 0.0 ? -v : v;
+    return RS_OK;
+  }
+  return rs_num_parse_double(s, n, out);
+}
+
 static rs_status value_fail(const rs_export *x, const char *key, const char *what, const char *text,
                             size_t len, size_t line, size_t col, rs_error *err) {
   int shown = (int)(len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : len);
@@ -285,16 +314,17 @@ static rs_status push(rs_export *x, const rs_export_point *p, rs_error *err) {
   return RS_OK;
 }
 
-rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *key, int gpu,
-                        double t, const char *text, size_t len, size_t line, size_t col,
-                        rs_error *err) {
+rs_status rs_export_point_make(const rs_export *x, const rs_series_rule *rule, const char *key,
+                               int gpu, double t, const char *text, size_t len, size_t line,
+                               size_t col, rs_export_point *out, bool *kept, rs_error *err) {
   rs_export_point p = {
       t,    0.0, rs_metric_per_device(rule->metric) ? gpu : -1, rule->metric, x->cur_ep, key,
       line, col};
   double upper = rs_metric_upper(rule->metric);
+  *kept = false;
   if (spelled(text, len, "NaN"))
     return RS_OK; /* Prometheus' "no value here" (histogram_quantile with no traffic) */
-  if (rs_num_parse_double(text, len, &p.v) != RS_OK)
+  if (rs_export_number(text, len, &p.v) != RS_OK)
     return value_fail(x, key,
                       spelled(text, len, "+Inf") || spelled(text, len, "-Inf") ||
                               spelled(text, len, "Inf")
@@ -321,7 +351,18 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
   if (!rs_time_in_range(t)) /* the readers check their timestamps; this is the backstop */
     return rs_error_set(err, RS_INVALID, x->path, line, col, "expected %s in series '%s'",
                         RS_INGEST_TIME_RANGE, key);
-  return push(x, &p, err);
+  *out = p;
+  *kept = true;
+  return RS_OK;
+}
+
+rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *key, int gpu,
+                        double t, const char *text, size_t len, size_t line, size_t col,
+                        rs_error *err) {
+  rs_export_point p;
+  bool kept;
+  rs_status st = rs_export_point_make(x, rule, key, gpu, t, text, len, line, col, &p, &kept, err);
+  return st == RS_OK && kept ? push(x, &p, err) : st;
 }
 
 rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t len, size_t line,
@@ -366,7 +407,7 @@ static rs_status clash(const rs_export *x, const rs_export_point *first,
                       first->line);
 }
 
-static rs_status no_samples(const rs_export *x, rs_error *err) {
+rs_status rs_export_no_samples(const rs_export *x, rs_error *err) {
   if (x->deselected > 0 && x->mapped == 0)
     return rs_error_set(err, RS_INVALID, x->path, 1, 1,
                         "no samples: %zu series or rows, none of them selected (--select %s=%s%s)",
@@ -451,12 +492,24 @@ rs_status rs_export_emit_endpoint(rs_export *x, unsigned ep, size_t *cursor, rs_
   return emit_rows(x, ep, cursor, sink, ctx, rows, err);
 }
 
+rs_status rs_export_emit_batch(rs_export *x, rs_export_point *pts, size_t n, rs_sample_sink sink,
+                               void *ctx, uint64_t *rows, rs_error *err) {
+  rs_export_point *kept = x->pts;
+  size_t kept_n = x->n, cursor = 0;
+  x->pts = pts;
+  x->n = n;
+  rs_status st = emit_rows(x, 0, &cursor, sink, ctx, rows, err);
+  x->pts = kept;
+  x->n = kept_n;
+  return st;
+}
+
 rs_status rs_export_emit(rs_export *x, rs_sample_sink sink, void *ctx, uint64_t *rows,
                          rs_error *err) {
   size_t cursor = 0;
   *rows = 0;
   if (x->n == 0)
-    return no_samples(x, err);
+    return rs_export_no_samples(x, err);
   if (x->neps > 1)
     return rs_error_set(err, RS_INVALID, x->path, 1, 1,
                         "the file holds %zu endpoints (column '%s': '%s', '%s', ...), expected "

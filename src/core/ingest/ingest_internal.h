@@ -147,6 +147,24 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
                         double t, const char *text, size_t len, size_t line, size_t col,
                         rs_error *err);
 
+/* rs_num_parse_double with a fast path for short decimals ("1700000000",
+ * "12.5"): the same value, bit for bit. */
+rs_status rs_export_number(const char *s, size_t n, double *out);
+
+/* The checks of rs_export_add without the adding: *out is the point, *kept
+ * false for a "NaN" (no value), which is skipped. */
+rs_status rs_export_point_make(const rs_export *x, const rs_series_rule *rule, const char *key,
+                               int gpu, double t, const char *text, size_t len, size_t line,
+                               size_t col, rs_export_point *out, bool *kept, rs_error *err);
+
+/* The "no samples" error of a file whose series gave no point. */
+rs_status rs_export_no_samples(const rs_export *x, rs_error *err);
+
+/* Emits the rows of pts[0..n), the points of one time, in rs_export_emit's
+ * order (endpoint 0), as rs_export_emit does for each time. */
+rs_status rs_export_emit_batch(rs_export *x, rs_export_point *pts, size_t n, rs_sample_sink sink,
+                               void *ctx, uint64_t *rows, rs_error *err);
+
 /* A gpu label ("0".."63") -> index; RS_INVALID at line:col otherwise. */
 rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t len, size_t line,
                         size_t col, rs_error *err);
@@ -240,6 +258,24 @@ rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_err
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_dmon(rs_export *x, const char *data, size_t len, rs_error *err);
+
+/* Files up to this size that the streaming JSON reader does not take are
+ * read by the tree reader (RS_INGEST_EXPORT_MAX; tests set 0 to see the
+ * streaming reader's own errors). */
+extern size_t rs_json_stream_tree_max;
+
+struct rs_instream;
+/* A Prometheus query_range JSON read as a stream (ingest_json_stream.c):
+ * memory flat in the file's size. Files the tree reader can hold (up to
+ * RS_INGEST_EXPORT_MAX) that the streaming reader does not take as they are
+ * (anything unusual, every error) are handed to rs_ingest_export_at, so
+ * their output and messages are that reader's. *handled false (nothing
+ * read): the input is neither a plain file nor copiable to a temporary
+ * file, and is the caller's to read whole. */
+rs_status rs_ingest_prom_json_stream(struct rs_instream *in, const char *path,
+                                     rs_sample_format format, double instant_t,
+                                     const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                                     rs_ingest_result *result, bool *handled, rs_error *err);
 
 /* True when the line at p is an nvidia-smi dmon header ("# gpu pwr ...",
  * "#Date Time gpu ..."). */

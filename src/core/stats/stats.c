@@ -60,6 +60,7 @@ struct rs_stats {
   rs_sketch intervals;
   rs_load_acc load;       /* latency by load bucket */
   rs_series_acc timeline; /* over time, for charts */
+  size_t exact_left;      /* --exact: values the accumulators may still allocate */
 };
 
 static void acc_init(acc *a) {
@@ -89,7 +90,8 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   if (!(st->o.gap_factor > 1))
     st->o.gap_factor = 3.0;
   if (st->o.exact_max_values == 0)
-    st->o.exact_max_values = 50000000;
+    st->o.exact_max_values = RS_STATS_EXACT_MAX_VALUES;
+  st->exact_left = st->o.exact_max_values;
   for (int m = 0; m < RS_METRIC_COUNT; m++) {
     acc_init(&st->pooled[m]);
     for (int d = 0; d < NSLOTS; d++)
@@ -130,8 +132,11 @@ void rs_stats_begin_file(rs_stats *st, const char *path) {
   memset(st->has_last, 0, sizeof(st->has_last));
 }
 
-static rs_status acc_add(acc *a, double v, size_t cap, const rs_sample *s, rs_metric m,
-                         rs_error *err) {
+/* --exact keeps every value; *left is what all the accumulators together
+ * may still allocate (the cap counts capacity, so growth slack is in it,
+ * and so is the copy pooling per-device values needs at finish). */
+static rs_status acc_add(acc *a, double v, size_t *left, size_t cap, const rs_sample *s,
+                         rs_metric m, rs_error *err) {
   double delta;
   if (rs_sketch_add(&a->sk, v) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
@@ -143,25 +148,28 @@ static rs_status acc_add(acc *a, double v, size_t cap, const rs_sample *s, rs_me
     a->min = v;
   if (a->n == 1 || v > a->max)
     a->max = v;
-  if (cap == 0)
+  if (left == NULL)
     return RS_OK;
   if (a->nvals == a->avals) {
-    size_t na = a->avals ? a->avals * 2 : 1024;
+    /* doubling, but never more than half of what is left, so one metric
+     * does not take the room another still needs */
+    size_t grow = a->avals ? a->avals : 1024;
     double *p;
-    if (a->nvals >= cap)
+    if (grow > *left / 2)
+      grow = *left > 1 ? *left / 2 : *left;
+    if (grow == 0)
       return rs_error_set(err, RS_LIMIT, s->path, s->line, 0,
-                          "more than %zu values of '%s' kept for --exact; drop --exact to use "
-                          "the sketch",
-                          cap, rs_metric_key(m));
-    if (na > cap)
-      na = cap;
-    p = rs_realloc_array(a->vals, na, sizeof(*p));
+                          "more than %zu values kept for --exact (%zu MiB; the cap was reached "
+                          "at a value of '%s'); drop --exact to use the sketch",
+                          cap, cap * sizeof(double) >> 20, rs_metric_key(m));
+    p = rs_realloc_array(a->vals, a->avals + grow, sizeof(*p));
     if (p == NULL)
       return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for --exact");
     a->vals = p;
-    a->avals = na;
+    a->avals += grow;
+    *left -= grow;
   }
-  a->vals[a->nvals++] = v;
+  a->vals[a->nvals++] = v + 0.0; /* -0 is 0: the rank a selection picks is one value */
   return RS_OK;
 }
 
@@ -264,7 +272,7 @@ static void series_add(rs_stats *st, double t, int slot, rs_metric m, double v) 
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
-  size_t cap = st->o.exact ? st->o.exact_max_values : 0;
+  size_t *left = st->o.exact ? &st->exact_left : NULL, cap = st->o.exact_max_values;
   rs_status rc = is_request_event(s) ? RS_OK : track_time(st, s, slot, err);
   if (rc != RS_OK)
     return rc;
@@ -287,9 +295,9 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
      * those metrics is the merge of the devices, made at finish. */
     if (rs_metric_per_device((rs_metric)m)) {
       st->dev_seen[slot] = true;
-      rc = acc_add(&st->dev[slot][m], v, cap, s, (rs_metric)m, err);
+      rc = acc_add(&st->dev[slot][m], v, left, cap, s, (rs_metric)m, err);
     } else {
-      rc = acc_add(&st->pooled[m], v, cap, s, (rs_metric)m, err);
+      rc = acc_add(&st->pooled[m], v, left, cap, s, (rs_metric)m, err);
     }
     if (rc == RS_OK && m == RS_METRIC_GPU_MEM_USED &&
         window_add(&st->dev_mem[slot], s->t, v, st->o.window_s) != RS_OK)
@@ -307,12 +315,51 @@ rs_status rs_stats_sink(void *ctx, const rs_sample *s, rs_error *err) {
   return rs_stats_add(ctx, s, err);
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+/* Moves the k-th smallest of a[lo..hi] to a[k], the smaller ones before it
+ * and the larger after (Hoare's FIND, a median-of-three pivot). */
+static void select_rank(double *a, size_t lo, size_t hi, size_t k) {
+  while (lo < hi) {
+    double p = a[lo], q = a[k], r = a[hi];
+    double x = p < q ? (q < r ? q : (p < r ? r : p)) : (p < r ? p : (q < r ? r : q));
+    size_t i = lo, j = hi;
+    while (i <= j) {
+      while (a[i] < x)
+        i++;
+      while (x < a[j])
+        j--;
+      if (i <= j) {
+        double t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        if (j == 0)
+          break;
+        j--;
+      }
+    }
+    if (j < k && k < i)
+      return;
+    if (k <= j)
+      hi = j;
+    else
+      lo = i;
+  }
 }
 
-static void acc_finish(acc *a, bool exact, rs_metric_stats *out) {
+/* The exact quantiles of a[0..n): the four ranks selected from the largest
+ * down, each search within the part the previous one left below it. */
+static void exact_quantiles(double *a, size_t n, double q[RS_QUANTILE_COUNT]) {
+  size_t hi = n - 1;
+  for (int i = RS_QUANTILE_COUNT - 1; i >= 0; i--) {
+    size_t k = (size_t)floor(rs_quantile_levels[i] * (double)(n - 1));
+    select_rank(a, 0, hi, k);
+    q[i] = a[k];
+    hi = k;
+  }
+}
+
+static void acc_finish_vals(const acc *a, bool exact, double *vals, size_t nvals,
+                            rs_metric_stats *out) {
   memset(out, 0, sizeof(*out));
   out->count = a->n;
   if (a->n == 0) {
@@ -325,15 +372,16 @@ static void acc_finish(acc *a, bool exact, rs_metric_stats *out) {
   out->max = a->max;
   out->mean = a->mean;
   out->stddev = sqrt(a->m2 / (double)a->n);
-  out->exact = exact && a->nvals == a->n;
+  out->exact = exact && nvals == a->n;
   if (out->exact)
-    qsort(a->vals, a->nvals, sizeof(*a->vals), cmp_double);
-  for (int q = 0; q < RS_QUANTILE_COUNT; q++) {
-    if (out->exact)
-      out->q[q] = a->vals[(size_t)floor(rs_quantile_levels[q] * (double)(a->nvals - 1))];
-    else
+    exact_quantiles(vals, nvals, out->q);
+  else
+    for (int q = 0; q < RS_QUANTILE_COUNT; q++)
       out->q[q] = rs_sketch_quantile(&a->sk, rs_quantile_levels[q]);
-  }
+}
+
+static void acc_finish(acc *a, bool exact, rs_metric_stats *out) {
+  acc_finish_vals(a, exact, a->vals, a->nvals, out);
 }
 
 /* Window peaks including the window still open, without closing it. */
@@ -448,21 +496,53 @@ static void pair_merge(pair *dst, const pair *src) {
 }
 
 static rs_status acc_merge(acc *dst, const acc *src, size_t cap);
+static rs_status acc_merge_moments(acc *dst, const acc *src);
 
 /* The pooled view of metric m: its own accumulator, or for a per-device
  * metric the merge of every device's (in device order, so it is stable). */
-static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out) {
+/* The pooled view of metric m: its own accumulator, or for a per-device
+ * metric the merge of every device's (in device order, so it is stable).
+ * --exact selects in place when one device holds the values, else in a
+ * copy that the cap on kept values must leave room for. */
+static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, rs_error *err) {
   acc all;
+  double *vals = NULL, *copy = NULL;
+  size_t nvals = 0, held = 0;
   rs_status rc = RS_OK;
   if (!rs_metric_per_device(m)) {
     acc_finish(&st->pooled[m], st->o.exact, out);
     return RS_OK;
   }
   acc_init(&all);
-  for (int d = 0; d < NSLOTS && rc == RS_OK; d++)
-    rc = acc_merge(&all, &st->dev[d][m], SIZE_MAX);
+  for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+    rc = acc_merge_moments(&all, &st->dev[d][m]);
+    if (st->dev[d][m].nvals > 0) {
+      vals = st->dev[d][m].vals;
+      nvals += st->dev[d][m].nvals;
+      held++;
+    }
+  }
+  if (rc != RS_OK)
+    rc = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for statistics");
+  if (rc == RS_OK && held > 1 && nvals > st->exact_left)
+    rc = rs_error_set(err, RS_LIMIT, NULL, 0, 0,
+                      "more than %zu values kept for --exact (%zu MiB; pooling the devices' "
+                      "'%s'); drop --exact to use the sketch",
+                      st->o.exact_max_values, st->o.exact_max_values * sizeof(double) >> 20,
+                      rs_metric_key(m));
+  if (rc == RS_OK && held > 1) {
+    size_t at = 0;
+    if ((vals = copy = rs_malloc_array(nvals, sizeof(*copy))) == NULL)
+      rc = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for --exact");
+    for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+      if (st->dev[d][m].nvals > 0)
+        memcpy(copy + at, st->dev[d][m].vals, st->dev[d][m].nvals * sizeof(*copy));
+      at += st->dev[d][m].nvals;
+    }
+  }
   if (rc == RS_OK)
-    acc_finish(&all, st->o.exact, out);
+    acc_finish_vals(&all, st->o.exact, vals, nvals, out);
+  free(copy);
   acc_release(&all);
   return rc;
 }
@@ -473,9 +553,9 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   memset(out, 0, sizeof(*out));
   coverage_finish(st, &out->coverage);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++)
-    rc = pooled_finish(st, (rs_metric)m, &out->m[m]);
+    rc = pooled_finish(st, (rs_metric)m, &out->m[m], err);
   if (rc != RS_OK)
-    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for statistics");
+    return rc;
   out->busiest_device = -1;
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     if (!st->dev_seen[d])
@@ -512,13 +592,27 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   return RS_OK;
 }
 
+/* The sketch, count, moments and extremes of src into dst (not the values). */
+static rs_status acc_merge_moments(acc *dst, const acc *src) {
+  if (src->n == 0)
+    return RS_OK;
+  if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
+    return RS_NOMEM;
+  /* Chan et al.'s parallel combination of mean and M2. */
+  double n = (double)(dst->n + src->n), delta = src->mean - dst->mean;
+  dst->m2 += src->m2 + delta * delta * (double)dst->n * (double)src->n / n;
+  dst->mean += delta * (double)src->n / n;
+  dst->min = dst->n == 0 || src->min < dst->min ? src->min : dst->min;
+  dst->max = dst->n == 0 || src->max > dst->max ? src->max : dst->max;
+  dst->n += src->n;
+  return RS_OK;
+}
+
 static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
   if (src->n == 0)
     return RS_OK;
   if (src->nvals && dst->nvals + src->nvals > cap)
     return RS_LIMIT;
-  if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
-    return RS_NOMEM;
   if (src->nvals) {
     double *p = rs_realloc_array(dst->vals, dst->nvals + src->nvals, sizeof(*p));
     if (p == NULL)
@@ -528,14 +622,7 @@ static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
     dst->nvals += src->nvals;
     dst->avals = dst->nvals;
   }
-  /* Chan et al.'s parallel combination of mean and M2. */
-  double n = (double)(dst->n + src->n), delta = src->mean - dst->mean;
-  dst->m2 += src->m2 + delta * delta * (double)dst->n * (double)src->n / n;
-  dst->mean += delta * (double)src->n / n;
-  dst->min = dst->n == 0 || src->min < dst->min ? src->min : dst->min;
-  dst->max = dst->n == 0 || src->max > dst->max ? src->max : dst->max;
-  dst->n += src->n;
-  return RS_OK;
+  return acc_merge_moments(dst, src);
 }
 
 static rs_status window_merge(window *dst, const window *src) {

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Throughput and memory benchmark for exported formats and --exact.
+
+Generates, cached under bench/data/ (which git ignores):
+
+  prom-SIZE.json   a Prometheus query_range answer: 24 series (DCGM memory
+                   used, memory total and utilization of 8 GPUs) at 15 s,
+                   as many points as make SIZE MB (default 100 and 1000)
+  samples-ROWS.csv a native CSV (bench/run.py's generator), for --exact
+
+then runs, in one go and interleaved, each command REPEAT times (default 3)
+and prints the median wall time, MB/s and peak resident memory (GNU time,
+Debian package `time`) of each:
+
+  cat FILE > /dev/null                 the cost of reading the bytes
+  wc -l FILE                           the cost of looking at each byte
+  rightsize profile FILE --format json the streaming reader
+  rightsize profile CSV --exact        every value kept, ranks selected
+
+Usage: python3 bench/export.py [--sizes 100,1000] [--csv-rows N] [--repeat K]
+                               [--bin build-rel/rightsize]
+Build Release first: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release &&
+cmake --build build-rel -j2 --target rightsize
+The machine is shared and noisy: compare medians from the same run only.
+"""
+import argparse
+import os
+import random
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from run import generate, run_once  # noqa: E402  (bench/run.py: CSV generator, timing)
+
+SERIES = [(name, gpu) for gpu in range(8)
+          for name in ("DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_TOTAL", "DCGM_FI_DEV_GPU_UTIL")]
+POINT_BYTES = 20  # '[1764460800,"3012"],' on average
+
+
+def generate_prom(path, mb):
+    """A query_range answer of about mb MB, written series by series."""
+    rng = random.Random(7)
+    t0 = 1764460800
+    n = int(mb * 1e6 / (len(SERIES) * POINT_BYTES))
+    with open(path + ".tmp", "w") as f:
+        f.write('{"status":"success","data":{"resultType":"matrix","result":[')
+        for k, (name, gpu) in enumerate(SERIES):
+            f.write('%s{"metric":{"__name__":"%s","gpu":"%d","Hostname":"node-a",'
+                    '"modelName":"NVIDIA A100-SXM4-40GB"},"values":['
+                    % ("," if k else "", name, gpu))
+            if name == "DCGM_FI_DEV_FB_TOTAL":
+                vals = ["40960"] * 1000
+            elif name == "DCGM_FI_DEV_FB_USED":
+                vals = [str(20000 + rng.randrange(4000)) for _ in range(1000)]
+            else:
+                vals = [str(rng.randrange(101)) for _ in range(1000)]
+            step = 100000
+            for lo in range(0, n, step):
+                f.write(",".join('[%d,"%s"]' % (t0 + 15 * i, vals[i % 1000])
+                                 for i in range(lo, min(n, lo + step))))
+                if lo + step < n:
+                    f.write(",")
+            f.write("]}")
+        f.write("]}}\n")
+    os.replace(path + ".tmp", path)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="100,1000", help="MB of the JSON answers")
+    ap.add_argument("--csv-rows", type=int, default=5000000, help="rows of the --exact CSV")
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-rel", "rightsize"))
+    args = ap.parse_args()
+
+    data = os.path.join(HERE, "data")
+    os.makedirs(data, exist_ok=True)
+    files = []
+    for mb in (int(s) for s in args.sizes.split(",") if s):
+        path = os.path.join(data, "prom-%d.json" % mb)
+        if not os.path.exists(path):
+            print("generating %s ..." % path, file=sys.stderr)
+            generate_prom(path, mb)
+        files.append(path)
+    csv = os.path.join(data, "samples-%d.csv" % args.csv_rows)
+    if args.csv_rows > 0 and not os.path.exists(csv):
+        print("generating %s ..." % csv, file=sys.stderr)
+        generate(csv, args.csv_rows)
+
+    cmds = []
+    for path in files:
+        base = os.path.basename(path)
+        cmds += [("cat %s" % base, path, ["sh", "-c", 'cat "$0" > /dev/null', path]),
+                 ("wc -l %s" % base, path, ["wc", "-l", path]),
+                 ("rightsize profile %s" % base, path,
+                  [args.bin, "profile", path, "--format", "json"])]
+    if args.csv_rows > 0:
+        base = os.path.basename(csv)
+        cmds += [("wc -l %s" % base, csv, ["wc", "-l", csv]),
+                 ("rightsize profile %s --exact" % base, csv,
+                  [args.bin, "profile", csv, "--format", "json", "--exact"])]
+
+    results = {name: [] for name, _, _ in cmds}
+    for _ in range(args.repeat):  # interleaved, so drift hits every command alike
+        for name, _, cmd in cmds:
+            results[name].append(run_once(cmd))
+
+    print("%d runs each, medians (bin %s)" % (args.repeat, args.bin))
+    print("%-44s %10s %9s %11s" % ("command", "wall s", "MB/s", "peak MiB"))
+    for name, path, _ in cmds:
+        wall = statistics.median(w for w, _ in results[name])
+        rss = max(r for _, r in results[name])
+        mb = os.path.getsize(path) / 1e6
+        print("%-44s %10.2f %9.1f %11.1f" % (name, wall, mb / wall, rss))
+
+
+if __name__ == "__main__":
+    main()

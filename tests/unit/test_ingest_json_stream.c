@@ -1,0 +1,310 @@
+/* The streaming Prometheus JSON reader (ingest_json_stream.c): the same rows
+ * as the tree reader (rs_ingest_export_at), row for row, over documents that
+ * cross its windows; its own positioned errors (what files over the tree
+ * reader's cap get); the hand-over of unusual files to the tree reader; the
+ * fast number path. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/buf.h"
+#include "rightsize/ingest.h"
+#include "rightsize/num.h"
+#include "test_support.h"
+
+typedef struct rows {
+  rs_sample *r;
+  size_t n, cap;
+} rows;
+
+static rs_status collect(void *ctx, const rs_sample *s, rs_error *err) {
+  rows *rs = ctx;
+  (void)err;
+  if (rs->n == rs->cap) {
+    rs->cap = rs->cap ? rs->cap * 2 : 256;
+    rs->r = realloc(rs->r, rs->cap * sizeof(*rs->r));
+    assert_non_null(rs->r);
+  }
+  rs->r[rs->n++] = *s;
+  return RS_OK;
+}
+
+/* Rows through the streaming reader (rs_ingest_memory: the spooled path). */
+static rs_status stream_rows(rows *out, const char *text, size_t len, const rs_selection *sel,
+                             rs_error *err) {
+  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON, .select = sel};
+  memset(out, 0, sizeof(*out));
+  rs_error_clear(err);
+  return rs_ingest_memory("m.json", text, len, &o, collect, out, NULL, err);
+}
+
+/* The same, with nothing handed over to the tree reader: the streaming
+ * reader's own rows or error. */
+static rs_status own_rows(rows *out, const char *text, const rs_selection *sel, rs_error *err) {
+  size_t keep = rs_json_stream_tree_max;
+  rs_json_stream_tree_max = 0;
+  rs_status st = stream_rows(out, text, strlen(text), sel, err);
+  rs_json_stream_tree_max = keep;
+  return st;
+}
+
+/* Rows through the tree reader. */
+static rs_status tree_rows(rows *out, const char *text, size_t len, const rs_selection *sel,
+                           rs_error *err) {
+  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON, .select = sel};
+  memset(out, 0, sizeof(*out));
+  rs_error_clear(err);
+  return rs_ingest_export_at("m.json", text, len, RS_FORMAT_PROM_JSON, 0.0, &o, collect, out, NULL,
+                             err);
+}
+
+static void assert_same_rows(const rows *a, const rows *b) {
+  assert_int_equal(a->n, b->n);
+  for (size_t i = 0; i < a->n; i++) {
+    const rs_sample *p = &a->r[i], *q = &b->r[i];
+    assert_true(p->t == q->t);
+    assert_int_equal(p->gpu, q->gpu);
+    assert_int_equal(p->present, q->present);
+    assert_int_equal(p->line, q->line);
+    assert_int_equal(p->t_col, q->t_col);
+    for (int m = 0; m < RS_METRIC_COUNT; m++)
+      if (p->present & (1u << m))
+        assert_true(p->v[m] == q->v[m]);
+  }
+}
+
+/* Both readers on text; with tree_max 0 the streaming reader hands nothing
+ * over, so what it gives is its own. */
+static void same_both_ways(const char *text, const rs_selection *sel) {
+  rows a, b;
+  rs_error ea, eb;
+  rs_status sa = own_rows(&a, text, sel, &ea);
+  rs_status sb = tree_rows(&b, text, strlen(text), sel, &eb);
+  if (sa != RS_OK || sb != RS_OK)
+    fail_msg("stream %d '%s' at %zu:%zu, tree %d '%s'", sa, ea.msg, ea.line, ea.col, sb, eb.msg);
+  assert_true(a.n > 0);
+  assert_same_rows(&a, &b);
+  free(a.r);
+  free(b.r);
+}
+
+/* A query_range answer: series of names x GPUs, n points each, every
+ * point on its own line when pretty (so positions move), NaN now and then. */
+static char *answer(size_t n, bool pretty, bool bare, size_t nseries) {
+  static const char *const names[] = {"DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_GPU_UTIL",
+                                      "instance:node_cpu_utilisation:rate5m"};
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 30);
+  if (!bare)
+    assert_int_equal(rs_buf_puts(&b, "{\"status\" : \"success\", \"warnings\": [\"w\"],\n"
+                                     "\"data\":{\"resultType\":\"matrix\",\"result\":"),
+                     RS_OK);
+  assert_int_equal(rs_buf_puts(&b, "[\n"), RS_OK);
+  for (size_t k = 0; k < nseries; k++) {
+    size_t name = k < 3 ? k : k % 2, gpu = k / 2; /* one cpu series, no clash */
+    assert_int_equal(rs_buf_printf(&b,
+                                   "%s {\"metric\":{\"__name__\":\"%s\",\"gpu\":\"%zu\","
+                                   "\"Hostname\":\"node-a\"},\"extra\":[1,[true,null]],\n"
+                                   "  \"values\":[",
+                                   k ? "," : "", names[name], gpu),
+                     RS_OK);
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+      /* series start at different times and some skip points, so times
+       * interleave unevenly */
+      double t = 1700000000.0 + 15.0 * (double)(i + k % 2 * 3) + (k == 5 ? 0.5 : 0.0);
+      unsigned v = (unsigned)((i * 7919 + k * 31) % 97);
+      if ((i + k) % 13 == 5)
+        continue;
+      assert_int_equal(rs_buf_printf(&b, "%s%s[%.1f, \"%s\"]", first ? "" : ",",
+                                     pretty ? "\n   " : "", t,
+                                     i % 41 == 3 ? "NaN"
+                                     : name == 2 ? (v % 2 ? "0.25" : "1e-1")
+                                                 : (v % 3 ? "42" : "12.75")),
+                       RS_OK);
+      first = false;
+    }
+    assert_int_equal(rs_buf_puts(&b, "]}\n"), RS_OK);
+  }
+  assert_int_equal(rs_buf_puts(&b, bare ? "]\n" : "]}}\n"), RS_OK);
+  return b.data; /* the buffer's, now the caller's */
+}
+
+static void test_same_rows_as_tree(void **state) {
+  (void)state;
+  char *small = answer(20, false, false, 7), *pretty = answer(200, true, false, 7),
+       *bare = answer(50, false, true, 7);
+  char *big = answer(60000, true, false, 7);  /* several MB: many windows */
+  char *many = answer(300, false, false, 70); /* more series than a scan merges: a heap */
+  assert_true(strlen(big) > ((size_t)3 << 20));
+  same_both_ways(small, NULL);
+  same_both_ways(pretty, NULL);
+  same_both_ways(bare, NULL);
+  same_both_ways(big, NULL);
+  same_both_ways(many, NULL);
+  rs_selection sel = {.n = 0};
+  assert_int_equal(rs_selection_add(&sel, "gpu=1"), RS_OK);
+  same_both_ways(pretty, &sel);
+  free(small);
+  free(pretty);
+  free(bare);
+  free(big);
+  free(many);
+}
+
+/* The streaming reader's own errors: the tree reader's message where the
+ * check is the same one (points, clashes), a position everywhere. */
+static void same_error(const char *text) {
+  rows a, b;
+  rs_error ea, eb;
+  rs_status sa = own_rows(&a, text, NULL, &ea);
+  rs_status sb = tree_rows(&b, text, strlen(text), NULL, &eb);
+  assert_int_not_equal(sa, RS_OK);
+  assert_int_equal(sa, sb);
+  assert_string_equal(ea.msg, eb.msg);
+  assert_int_equal(ea.line, eb.line);
+  assert_int_equal(ea.col, eb.col);
+  free(a.r);
+  free(b.r);
+}
+
+static void own_error(const char *text, size_t line, size_t col, const char *part) {
+  rows a;
+  rs_error ea;
+  rs_status sa = own_rows(&a, text, NULL, &ea);
+  assert_int_not_equal(sa, RS_OK);
+  if (strstr(ea.msg, part) == NULL || ea.line != line || ea.col != col)
+    fail_msg("got %zu:%zu '%s', want %zu:%zu '%s'", ea.line, ea.col, ea.msg, line, col, part);
+  assert_string_equal(ea.path, "m.json");
+  free(a.r);
+}
+
+#define HEAD "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[\n"
+
+static void test_errors(void **state) {
+  (void)state;
+  /* a value, a timestamp, a clash of two series: the same messages */
+  same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                  " \"values\":[[1700000000,\"50\"],\n  [1700000015,\"abc\"]]}]}}");
+  same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                  " \"values\":[[1700000000,\"50\"],[1e300,\"5\"]]}]}}");
+  same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\"values\":[[1700000000,"
+                  "\"50\"]]},\n{\"metric\":{\"rs_metric\":\"gpu_util\"},\"values\":[[1700000000,"
+                  "\"51\"]]}]}}");
+  same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"99\"},\n"
+                  " \"values\":[[1700000000,\"50\"]]}]}}");
+  same_error(HEAD "{\"metric\":{\"__name__\":\"up\"},\"values\":[[1700000000,\"1\"]]}]}}");
+  /* its own: syntax, order, unusual text, what follows the value */
+  own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                 " \"values\":[[1700000000,\"50\"] [1700000015,\"5\"]]}]}}",
+            3, 30, "invalid JSON at '[1700000015,\"5\"]'");
+  own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                 " \"values\":[[1700000015,\"50\"],\n [1700000000,\"5\"]]}]}}",
+            4, 14, "earlier than the one before it");
+  own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                 " \"values\":[[1700000000,\"50\"]]}]}} x",
+            3, 35, "trailing characters after the JSON value");
+  own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                 " \"values\":[[1700000000,\"50\"]",
+            3, 29, "unexpected end of the JSON text");
+  own_error(HEAD "{\"metric\":{\"__name__\":\"a\\u00e9\"},\"values\":[]}]}}", 2, 25,
+            "backslash escape");
+  own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\"values\":[[1700000000,\n"
+                 "\"5\x01\"]]}]}}",
+            3, 3, "invalid JSON");
+  own_error("hello", 1, 1, "not JSON");
+}
+
+/* Unusual files up to the cap are the tree reader's to read: the same rows
+ * or the same error, whatever the streaming reader would say. */
+static void test_hand_over(void **state) {
+  (void)state;
+  static const char *const docs[] = {
+      /* values before metric, a label with an escape, points out of order */
+      HEAD "{\"values\":[[1700000015,\"5\"],[1700000000,\"6\"]],\n"
+           "\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"x\":\"a\\\"b\"}}]}}",
+      /* status after data, tabs */
+      "{\"data\":{\"resultType\":\"matrix\",\"result\":[{\"metric\":{\"__name__\":"
+      "\"DCGM_FI_DEV_GPU_UTIL\"},\t\"values\":[[1700000000,\"5\"]]}]},\"status\":\"success\"}",
+      /* an error the tree reader words its own way */
+      "{\"status\":\"error\",\"errorType\":\"bad_data\",\"error\":\"parse error\"}",
+      HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\"value\":[1700000000,\"5\"]}]}}",
+      HEAD "]}}",
+  };
+  for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+    rows a, b;
+    rs_error ea, eb;
+    rs_status sa = stream_rows(&a, docs[i], strlen(docs[i]), NULL, &ea);
+    rs_status sb = tree_rows(&b, docs[i], strlen(docs[i]), NULL, &eb);
+    assert_int_equal(sa, sb);
+    if (sa == RS_OK) {
+      assert_same_rows(&a, &b);
+    } else {
+      assert_string_equal(ea.msg, eb.msg);
+      assert_int_equal(ea.line, eb.line);
+      assert_int_equal(ea.col, eb.col);
+    }
+    free(a.r);
+    free(b.r);
+  }
+}
+
+/* The fast path of short decimals gives rs_num_parse_double's value. */
+static void test_fast_numbers(void **state) {
+  (void)state;
+  rng r = {5};
+  char text[40];
+  static const char *const odd[] = {"0",
+                                    "-0",
+                                    "1.",
+                                    ".5",
+                                    "-.5",
+                                    "007",
+                                    "123456789012345",
+                                    "1234567890123456",
+                                    "0.000000000000001",
+                                    "1e3",
+                                    "+1",
+                                    "-",
+                                    ".",
+                                    "1..2",
+                                    "9007199254740993"};
+  for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+    double a = -1, b = -1;
+    rs_status sa = rs_export_number(odd[i], strlen(odd[i]), &a);
+    rs_status sb = rs_num_parse_double(odd[i], strlen(odd[i]), &b);
+    assert_int_equal(sa, sb);
+    assert_memory_equal(&a, &b, sizeof(a));
+  }
+  for (int i = 0; i < 200000; i++) {
+    uint64_t m = rng_next(&r) % 1000000000000000ull >> (rng_next(&r) % 50);
+    int frac = (int)(rng_next(&r) % 16);
+    int n = snprintf(text, sizeof(text), "%llu", (unsigned long long)m);
+    if (frac > 0 && frac < n) { /* a point frac digits from the end */
+      memmove(text + n - frac + 1, text + n - frac, (size_t)frac + 1);
+      text[n - frac] = '.';
+      n++;
+    }
+    double a, b;
+    assert_int_equal(rs_export_number(text, (size_t)n, &a), RS_OK);
+    assert_int_equal(rs_num_parse_double(text, (size_t)n, &b), RS_OK);
+    if (memcmp(&a, &b, sizeof(a)) != 0)
+      fail_msg("'%s': %.17g, want %.17g", text, a, b);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_same_rows_as_tree),
+      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_hand_over),
+      cmocka_unit_test(test_fast_numbers),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
