@@ -111,8 +111,8 @@ rs_status rs_report_plan_text(rs_buf *out, const char *name, const rs_fit_result
                               size_t ncands) {
   char m1[32];
   const rs_candidate *c = a->cand;
-  rs_buf_printf(out, "Autoscaling plan for %s on %s (static size %u replicas)\n\n", name,
-                c->inst->name, c->replicas);
+  rs_buf_printf(out, "Autoscaling plan for %s on %s (static size %u replica%s)\n\n", name,
+                c->inst->name, c->replicas, c->replicas == 1 ? "" : "s");
   text_cycle(out, a);
   rs_buf_printf(out, "lead time   %.0f s (%s); steepest rise within it x%.2f\n", a->lead_s,
                 a->lead_basis, a->ramp);
