@@ -1,11 +1,7 @@
 /* Fuzz target: any bytes as a YAML and as a JSON document. Must never
  * crash; errors are fine. */
-#include <stddef.h>
-#include <stdint.h>
-
+#include "fuzz_support.h"
 #include "rightsize/doc.h"
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   for (int json = 0; json < 2; json++) {

@@ -13,17 +13,24 @@ static size_t min3(size_t a, size_t b, size_t c) {
   return m < c ? m : c;
 }
 
-/* Levenshtein distance; both strings at most NAME_MAX_SUGGEST bytes. */
-static size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen) {
+/* Levenshtein distance, or limit when it is limit or more (a row whose
+ * minimum reaches limit can only grow); both strings at most
+ * NAME_MAX_SUGGEST bytes. */
+static size_t edit_distance(const char *a, size_t alen, const char *b, size_t blen, size_t limit) {
   size_t prev[NAME_MAX_SUGGEST + 1], cur[NAME_MAX_SUGGEST + 1];
   for (size_t j = 0; j <= blen; j++)
     prev[j] = j;
   for (size_t i = 1; i <= alen; i++) {
-    cur[0] = i;
+    size_t row_min;
+    cur[0] = row_min = i;
     for (size_t j = 1; j <= blen; j++) {
       size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
       cur[j] = min3(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (cur[j] < row_min)
+        row_min = cur[j];
     }
+    if (row_min >= limit)
+      return limit;
     memcpy(prev, cur, (blen + 1) * sizeof(prev[0]));
   }
   return prev[blen];
@@ -35,7 +42,13 @@ bool rs_ingest_native_suggest(char *buf, size_t size, const char *name, size_t l
   if (len > NAME_MAX_SUGGEST)
     return false;
   for (size_t i = 0; rs_ingest_native_name(cand, sizeof(cand), i); i++) {
-    size_t d = edit_distance(name, len, cand, strlen(cand));
+    size_t clen = strlen(cand);
+    /* The distance is at least the difference in length: most candidates
+     * are skipped without the table (a header of unknown names is the
+     * common bad input, and the fuzz targets' hot path). */
+    if ((clen > len ? clen - len : len - clen) >= best)
+      continue;
+    size_t d = edit_distance(name, len, cand, clen, best);
     if (d < best) {
       best = d;
       snprintf(buf, size, "%s", cand);
