@@ -1,7 +1,8 @@
 #!/bin/sh
 # The default text output of the canonical examples fits 100 columns:
 # recommend (with and without --explain), check with the README's policies,
-# audit of the shipped fleet (with and without --consolidate); --wide is
+# audit of the shipped fleet (with and without --consolidate), plan of the
+# daily-cycle profile and of a fleet endpoint; --wide is
 # wider where a table hides columns, so the check can tell the two apart.
 # Usage: table_width.sh RIGHTSIZE PROFILE FLEET_DIR
 set -u
@@ -44,5 +45,9 @@ wider "check --wide" "$bin" check --require-slo --max-overprovision 50 "$profile
 fits "audit" "$bin" audit "$fleet"
 fits "audit --consolidate" "$bin" audit "$fleet" --consolidate
 wider "audit --wide" "$bin" audit "$fleet" --wide
+# plan of the shipped daily-cycle profile and of a fleet endpoint (one replica)
+daily=$(dirname "$profile")/search-rerank-daily.yaml
+fits "plan (daily)" "$bin" plan "$daily"
+fits "plan (fleet endpoint)" "$bin" plan "$fleet/ads-ranker.yaml"
 [ $fail = 0 ] && echo "ok: default outputs <= 100 columns, --wide wider"
 exit $fail

@@ -6,6 +6,8 @@
 
 #include "jsonw.h"
 #include "rightsize/report_plan.h"
+#include "rightsize/report_fit.h"
+#include "table.h"
 
 /* Whole dollars a month: "$N/month" in sentences, a bare "N" in the
  * candidates table; "unpriced" and "-" when there is no price. */
@@ -90,14 +92,14 @@ static void text_candidates(rs_buf *out, const rs_autoscale_plan *full,
                 "\ncandidates  the %zu cheapest fitting shape%s, each planned the same way (* in "
                 "full above)\n",
                 ncands, ncands == 1 ? "" : "s");
-  rs_buf_puts(out, "  SHAPE             REPL  MIN-MAX  TARGET  PLAN_RH  STAT_RH  USD_MONTH  "
-                   "SAVED  MISSED  SPOT    MIX_SAVED\n");
+  rs_buf_puts(out, " SHAPE            REPL  MIN-MAX  TARGET  PLAN_RH  STAT_RH  USD_MONTH  "
+                   "SAVED  MISSED SPOT   MIX_SAVED\n");
   for (size_t i = 0; i < ncands; i++) {
     const rs_autoscale_plan *c = &cands[i];
     char mm[24], mix[24], u1[24], u2[24], u3[24];
     snprintf(mm, sizeof mm, "%u-%u", c->min_replicas, c->max_replicas);
     snprintf(mix, sizeof mix, "%u+%u", c->ondemand, c->spot);
-    rs_buf_printf(out, "  %s%-16s %4u  %-7s  %5.0f%%  %7.0f  %7.0f  %9s  %5s  %6llu  %-6s  %9s\n",
+    rs_buf_printf(out, "%s%-16s %4u  %-7s  %5.0f%%  %7.0f  %7.0f  %9s  %5s  %6llu %-6s %9s\n",
                   c->cand == full->cand ? "*" : " ", c->cand->inst->name, c->cand->replicas, mm,
                   c->target_util * 100.0, c->plan.replica_hours, c->fixed.replica_hours,
                   usd_cell(u1, sizeof u1, c->plan.usd_month),
@@ -106,10 +108,12 @@ static void text_candidates(rs_buf *out, const rs_autoscale_plan *full,
   }
 }
 
-rs_status rs_report_plan_text(rs_buf *out, const char *name, const rs_fit_result *res,
+rs_status rs_report_plan_text(rs_buf *dst, const char *name, const rs_fit_result *res,
                               const rs_autoscale_plan *a, const rs_autoscale_plan *cands,
                               size_t ncands) {
   char m1[32];
+  rs_buf prose, *out = &prose; /* wrapped at the report width at the end */
+  rs_buf_init(&prose, 0);
   const rs_candidate *c = a->cand;
   rs_buf_printf(out, "Autoscaling plan for %s on %s (static size %u replica%s)\n\n", name,
                 c->inst->name, c->replicas, c->replicas == 1 ? "" : "s");
@@ -134,7 +138,9 @@ rs_status rs_report_plan_text(rs_buf *out, const char *name, const rs_fit_result
   rs_buf_printf(out, "\nscale to zero %s\n", a->zero_why);
   text_spot(out, res, a);
   text_candidates(out, a, cands, ncands);
-  return rs_buf_status(out);
+  rs_text_wrap(dst, &prose, RS_REPORT_FIT_WIDTH, 12); /* a failed prose fails dst */
+  rs_buf_release(&prose);
+  return rs_buf_status(dst);
 }
 
 static void json_replay(rs_jsonw *w, const char *key, const rs_replay *r) {
