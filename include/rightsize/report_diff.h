@@ -4,6 +4,8 @@
 #ifndef RIGHTSIZE_REPORT_DIFF_H
 #define RIGHTSIZE_REPORT_DIFF_H
 
+#include <stdbool.h>
+
 #include "rightsize/buf.h"
 #include "rightsize/diff.h"
 #include "rightsize/error.h"
@@ -11,7 +13,10 @@
 typedef enum { RS_DIFF_TEXT, RS_DIFF_MARKDOWN, RS_DIFF_JSON } rs_diff_format;
 
 /* d in format; fail_above is the --fail-above gate in percent (NaN: none),
- * said in the summary line. */
-rs_status rs_report_diff(rs_buf *out, const rs_diff *d, rs_diff_format format, double fail_above);
+ * said in the summary line. The text table has six columns within 100
+ * (shape, $/month change, cost-per-million change, p99, new verdict) unless
+ * wide, which prints all ten, as Markdown always does. */
+rs_status rs_report_diff(rs_buf *out, const rs_diff *d, rs_diff_format format, double fail_above,
+                         bool wide);
 
 #endif

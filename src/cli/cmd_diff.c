@@ -15,6 +15,7 @@ static const char *const format_names[] = {"text", "markdown", "json", NULL};
 typedef struct diff_opts {
   rs_diff_format format; /* a CHOICE field: int-sized */
   double fail_above;     /* percent; NaN: no gate */
+  bool wide;
   rs_cli_catalog_opts catalog;
 } diff_opts;
 _Static_assert(sizeof(rs_diff_format) == sizeof(int), "a CHOICE field is an int");
@@ -28,6 +29,9 @@ static const rs_cli_opt diff_options[] = {
                 "exit 6 when the total $/month or an endpoint's cost per million rises by more "
                 "than PCT percent"),
      .lo = 0, .hi = 1000000},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "text: all ten columns (both shapes, both sides' $/month and cost per million, "
+                "the bound); the default fits 100 columns")},
     RS_CLI_CATALOG_OPTIONS(diff_opts, catalog),
     {0}};
 
@@ -49,7 +53,7 @@ static rs_status diff(rs_buf *out, rs_arena *arena, const diff_opts *o, const ch
     st = rs_diff_load(&docs[i], arena, &p, paths[i], err);
   if (st == RS_OK)
     st = rs_diff_compute(d, arena, &docs[0], &docs[1], err);
-  if (st == RS_OK && (st = rs_report_diff(out, d, o->format, o->fail_above)) != RS_OK)
+  if (st == RS_OK && (st = rs_report_diff(out, d, o->format, o->fail_above, o->wide)) != RS_OK)
     rs_error_set(err, st, NULL, 0, 0, "%s while writing the report", rs_status_message(st));
   return st;
 }

@@ -19,6 +19,14 @@ static const char *const heads[NCOLS] = {"ENDPOINT", "OLD",        "NEW",       
 static const bool numeric[NCOLS] = {false, false, false, true,  true,
                                     true,  true,  true,  false, false};
 
+/* The default text table, within 100 columns: the shape once when only the
+ * count changes, the changes rather than both sides' money, the new
+ * verdict; --wide (and Markdown) print the ten columns above. */
+#define NNARROW 6
+static const char *const narrow_heads[NNARROW] = {"ENDPOINT",  "SHAPE",  "USD_MONTH_CHANGE",
+                                                  "CHANGE_1M", "P99_MS", "VERDICT"};
+static const bool narrow_numeric[NNARROW] = {false, false, true, true, true, false};
+
 static void shape(char *dst, const rs_diff_side *s) {
   if (!s->present)
     snprintf(dst, CELL, "-");
@@ -28,9 +36,12 @@ static void shape(char *dst, const rs_diff_side *s) {
     snprintf(dst, CELL, "%s x%u", s->shape ? s->shape : "?", s->replicas);
 }
 
+/* v, or 0 when it prints as zero at dec decimals: never "-0.0". */
+static double snap(double v, int dec) { return fabs(v) < 0.5 * pow(10.0, -dec) ? 0.0 : v; }
+
 static void num(char *dst, size_t n, double v, int dec) {
   if (isfinite(v))
-    snprintf(dst, n, "%.*f", dec, v == 0 ? 0.0 : v);
+    snprintf(dst, n, "%.*f", dec, snap(v, dec));
   else
     snprintf(dst, n, "-");
 }
@@ -61,9 +72,9 @@ static void change(char *dst, double delta, double pct, int dec) {
   if (!isfinite(delta))
     snprintf(dst, CELL, "-");
   else if (isfinite(pct))
-    snprintf(dst, CELL, "%s%s (%+.1f%%)", delta > 0 ? "+" : "", d, pct == 0 ? 0.0 : pct);
+    snprintf(dst, CELL, "%s%s (%+.1f%%)", snap(delta, dec) > 0 ? "+" : "", d, snap(pct, 1));
   else
-    snprintf(dst, CELL, "%s%s", delta > 0 ? "+" : "", d);
+    snprintf(dst, CELL, "%s%s", snap(delta, dec) > 0 ? "+" : "", d);
 }
 
 static void row_cells(char (*c)[CELL], const rs_diff_row *r) {
@@ -80,19 +91,59 @@ static void row_cells(char (*c)[CELL], const rs_diff_row *r) {
   words(c[9], o->present ? o->verdict : NULL, n->present ? n->verdict : NULL);
 }
 
-static rs_status put_table(rs_buf *out, const rs_diff *d, rs_table_style style) {
-  char(*cells)[CELL] = calloc(d->nrows * NCOLS + 1, CELL);
-  const char **ptrs = calloc(d->nrows * NCOLS + 1, sizeof(*ptrs));
+/* "g6.xlarge x1 -> x2" when only the count changes, else both shapes. */
+static void shapes(char *dst, const rs_diff_side *o, const rs_diff_side *n) {
+  char a[CELL], b[CELL];
+  if (o->present && n->present && o->shape && n->shape && strcmp(o->shape, n->shape) == 0 &&
+      (o->provider == n->provider ||
+       (o->provider && n->provider && strcmp(o->provider, n->provider) == 0))) {
+    if (o->replicas == n->replicas)
+      snprintf(dst, CELL, "%s x%u", n->shape, n->replicas);
+    else
+      snprintf(dst, CELL, "%s x%u -> x%u", n->shape, o->replicas, n->replicas);
+    return;
+  }
+  shape(a, o);
+  shape(b, n);
+  snprintf(dst, CELL, "%.40s -> %.40s", a, b);
+}
+
+static void pct_cell(char *dst, double pct) {
+  if (isfinite(pct))
+    snprintf(dst, CELL, "%+.1f%%", snap(pct, 1));
+  else
+    snprintf(dst, CELL, "-");
+}
+
+static void narrow_cells(char (*c)[CELL], const rs_diff_row *r) {
+  const rs_diff_side *o = &r->old, *n = &r->new_;
+  snprintf(c[0], CELL, "%s", r->endpoint);
+  shapes(c[1], o, n);
+  change(c[2], r->month_delta, r->month_pct, 2);
+  pct_cell(c[3], r->per_million_pct);
+  pair(c[4], o->present ? o->latency_ms : NAN, n->present ? n->latency_ms : NAN, 1);
+  snprintf(c[5], CELL, "%s", n->present && n->verdict ? n->verdict : "-");
+}
+
+static rs_status put_table(rs_buf *out, const rs_diff *d, rs_table_style style, bool wide) {
+  size_t ncols = wide ? NCOLS : NNARROW;
+  char(*cells)[CELL] = calloc(d->nrows * ncols + 1, CELL);
+  const char **ptrs = calloc(d->nrows * ncols + 1, sizeof(*ptrs));
   if (cells == NULL || ptrs == NULL) {
     free(cells);
     free(ptrs);
     return RS_NOMEM;
   }
-  for (size_t i = 0; i < d->nrows; i++)
-    row_cells(cells + i * NCOLS, &d->rows[i]);
-  for (size_t i = 0; i < d->nrows * NCOLS; i++)
+  for (size_t i = 0; i < d->nrows; i++) {
+    if (wide)
+      row_cells(cells + i * ncols, &d->rows[i]);
+    else
+      narrow_cells(cells + i * ncols, &d->rows[i]);
+  }
+  for (size_t i = 0; i < d->nrows * ncols; i++)
     ptrs[i] = cells[i];
-  rs_table_write(out, style, NCOLS, heads, numeric, ptrs, d->nrows);
+  rs_table_write(out, style, ncols, wide ? heads : narrow_heads, wide ? numeric : narrow_numeric,
+                 ptrs, d->nrows);
   free(cells);
   free(ptrs);
   return RS_OK;
@@ -109,8 +160,7 @@ static void put_summary(rs_buf *out, const rs_diff *d, double fail_above, bool m
                 b, d->old_month, d->new_month, delta, d->changed, d->nrows,
                 d->nrows == 1 ? "" : "s", eol);
   if (isfinite(d->worst_pct))
-    rs_buf_printf(out, "%slargest%s   %+.1f%% (%s)", b, b, d->worst_pct == 0 ? 0.0 : d->worst_pct,
-                  d->worst_what);
+    rs_buf_printf(out, "%slargest%s   %+.1f%% (%s)", b, b, snap(d->worst_pct, 1), d->worst_what);
   else
     rs_buf_printf(out, "%slargest%s   - (nothing to compare)", b, b);
   if (isfinite(fail_above))
@@ -189,7 +239,8 @@ static rs_status put_json(rs_buf *out, const rs_diff *d, double fail_above) {
   return rs_buf_status(out);
 }
 
-rs_status rs_report_diff(rs_buf *out, const rs_diff *d, rs_diff_format format, double fail_above) {
+rs_status rs_report_diff(rs_buf *out, const rs_diff *d, rs_diff_format format, double fail_above,
+                         bool wide) {
   rs_status st = RS_OK;
   switch (format) {
   case RS_DIFF_JSON: return put_json(out, d, fail_above);
@@ -197,12 +248,12 @@ rs_status rs_report_diff(rs_buf *out, const rs_diff *d, rs_diff_format format, d
     rs_buf_puts(out, "### rightsize diff\n\n");
     put_summary(out, d, fail_above, true);
     rs_buf_puts(out, "\n");
-    st = put_table(out, d, RS_TABLE_MARKDOWN);
+    st = put_table(out, d, RS_TABLE_MARKDOWN, true);
     break;
   default:
     put_summary(out, d, fail_above, false);
     rs_buf_puts(out, "\n");
-    st = put_table(out, d, RS_TABLE_TEXT);
+    st = put_table(out, d, RS_TABLE_TEXT, wide);
   }
   return st == RS_OK ? rs_buf_status(out) : st;
 }
