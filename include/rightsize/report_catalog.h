@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 
+#include <stdbool.h>
+
 #include "rightsize/buf.h"
 #include "rightsize/catalog.h"
 #include "rightsize/catalog_query.h"
@@ -23,6 +25,7 @@ typedef struct rs_catalog_listing {
   const rs_overlay *overlay; /* NULL: none */
   const rs_instance *const *rows;
   size_t nrows;
+  bool wide; /* table: every column and the full hash; else what fits 100 columns */
 } rs_catalog_listing;
 
 /* The rows as an aligned table (the catalog and pricing above it, a count

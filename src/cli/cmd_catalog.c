@@ -19,6 +19,7 @@ typedef struct catalog_opts {
   unsigned families;
   rs_catalog_filter filter; /* the rest of the filter is parsed into it directly */
   rs_catalog_format format; /* a CHOICE field: int-sized */
+  bool wide;
 } catalog_opts;
 _Static_assert(sizeof(rs_catalog_format) == sizeof(int) && sizeof(rs_catalog_sort) == sizeof(int),
                "a CHOICE field is an int");
@@ -54,6 +55,9 @@ static const rs_cli_opt catalog_options[] = {
     {RS_CLI_OPT("format", 'f', RS_CLI_CHOICE, OPT(format), "FORMAT",
                 "list: table (default), json or csv"),
      .choices = rs_catalog_format_names},
+    {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
+                "list, show: every column (REGION, CATEGORY, ARCH, FLAG) and the full sha256; "
+                "by default the table keeps to 100 columns")},
     RS_CLI_CATALOG_OPTIONS(catalog_opts, catalog),
     {0}};
 
@@ -101,6 +105,7 @@ static rs_status open_listing(rs_catalog_listing *l, rs_catalog **cat, rs_arena 
   po.catalog = o->catalog.path;
   po.overlay = o->catalog.overlay;
   po.basis = l->basis = o->catalog.basis;
+  l->wide = o->wide;
   rs_status st = rs_pipeline_open(&p, arena, &po, err);
   *cat = p.catalog;
   l->overlay = p.overlay;

@@ -2,7 +2,7 @@
 # The default text output of the canonical examples fits 100 columns:
 # recommend (with and without --explain), check with the README's policies,
 # audit of the shipped fleet (with and without --consolidate), plan of the
-# daily-cycle profile and of a fleet endpoint, diff; --wide is
+# daily-cycle profile and of a fleet endpoint, diff, catalog list; --wide is
 # wider where a table hides columns, so the check can tell the two apart.
 # Usage: table_width.sh RIGHTSIZE PROFILE FLEET_DIR
 set -u
@@ -49,6 +49,9 @@ wider "audit --wide" "$bin" audit "$fleet" --wide
 daily=$(dirname "$profile")/search-rerank-daily.yaml
 fits "plan (daily)" "$bin" plan "$daily"
 fits "plan (fleet endpoint)" "$bin" plan "$fleet/ads-ranker.yaml"
+# the built-in catalog, every provider
+fits "catalog list" "$bin" catalog list --provider all
+wider "catalog list --wide" "$bin" catalog list --provider all --wide
 # diff of two recommendations of the canonical endpoint (tests/data/diff)
 diffs=$(dirname "$profile")/../tests/data/diff
 fits "diff" "$bin" diff "$diffs/resnet50-old.json" "$diffs/resnet50-peak-max.json"

@@ -16,11 +16,12 @@ const char *const rs_catalog_format_names[] = {"table", "json", "csv", NULL};
 #define NUM_SIZE 32
 
 /* A number in the shortest fixed form with at most 6 decimals; "-" when unknown. */
-static const char *num(char *buf, double v) {
+/* v with at most dec decimals, trailing zeros trimmed; "-" when unknown. */
+static const char *num_dec(char *buf, double v, int dec) {
   size_t n;
   if (!isfinite(v))
     return "-";
-  snprintf(buf, NUM_SIZE, "%.6f", v);
+  snprintf(buf, NUM_SIZE, "%.*f", dec, v);
   n = strlen(buf);
   while (n > 0 && buf[n - 1] == '0')
     buf[--n] = '\0';
@@ -28,6 +29,8 @@ static const char *num(char *buf, double v) {
     buf[--n] = '\0';
   return buf;
 }
+
+static const char *num(char *buf, double v) { return num_dec(buf, v, 6); }
 
 /* CSV leaves unknown fields empty. */
 static const char *cnum(char *buf, double v) {
@@ -37,8 +40,10 @@ static const char *cnum(char *buf, double v) {
 
 static void put_header(rs_buf *out, const rs_catalog_listing *l) {
   const rs_catalog *cat = l->cat;
-  rs_buf_printf(out, "catalog %s (%s%s) sha256 %s\n", cat->version, cat->path,
-                cat->embedded ? ", built in" : "", cat->sha256);
+  /* the table's header names the hash by its first 12 digits, as recommend
+   * and audit do; JSON, --wide and `catalog validate` print all 64 */
+  rs_buf_printf(out, "catalog %s (%s%s) sha256 %.*s\n", cat->version, cat->path,
+                cat->embedded ? ", built in" : "", l->wide ? 64 : 12, cat->sha256);
   rs_buf_printf(out, "pricing %s, %s per hour", rs_price_basis_name(l->basis), cat->currency);
   if (l->overlay)
     rs_buf_printf(out, ", overlay %s (%s)\n", l->overlay->name, l->overlay->path);
@@ -48,24 +53,19 @@ static void put_header(rs_buf *out, const rs_catalog_listing *l) {
 
 /* ---- list: table ---- */
 
-enum { NCOLS = 13, NNUM = 6 };
+enum { NCOLS = 13, NNUM = 6, NNARROW = 9 };
 
 /* One row's cells; its numbers are formatted into nums. */
 static void table_cells(const char **cells, char (*nums)[NUM_SIZE], const rs_instance *in) {
-  const char *row[NCOLS] = {in->provider,
-                            in->name,
-                            in->region,
-                            rs_category_name(in->category),
-                            in->arch == RS_ARCH_UNKNOWN ? "-" : rs_arch_name(in->arch),
-                            num(nums[0], in->vcpus),
-                            num(nums[1], in->memory_bytes / RS_GIB),
-                            in->accelerator ? in->accelerator->key : "-",
-                            num(nums[2], in->accelerator_count),
-                            num(nums[3], in->accelerator_memory_bytes / 1e9),
-                            num(nums[4], in->price_usd_per_hour),
-                            num(nums[5], in->spot_usd_per_hour),
-                            in->price_flag == RS_PRICE_OK ? "-"
-                                                          : rs_price_flag_name(in->price_flag)};
+  const char *row[NCOLS] = {
+      in->provider, in->name, in->region, rs_category_name(in->category),
+      in->arch == RS_ARCH_UNKNOWN ? "-" : rs_arch_name(in->arch), num(nums[0], in->vcpus),
+      num(nums[1], in->memory_bytes / RS_GIB), in->accelerator ? in->accelerator->key : "-",
+      /* the table rounds (JSON and CSV keep every digit) */
+      num_dec(nums[2], in->accelerator_count, 4),
+      num_dec(nums[3], in->accelerator_memory_bytes / 1e9, 2),
+      num_dec(nums[4], in->price_usd_per_hour, 4), num_dec(nums[5], in->spot_usd_per_hour, 4),
+      in->price_flag == RS_PRICE_OK ? "-" : rs_price_flag_name(in->price_flag)};
   memcpy(cells, row, sizeof(row));
 }
 
@@ -88,11 +88,36 @@ static rs_status write_table(rs_buf *out, const rs_catalog_listing *l) {
   for (size_t i = 0; i < l->nrows; i++)
     table_cells(cells + i * NCOLS, nums + i * NNUM, l->rows[i]);
   put_header(out, l);
-  rs_table_write(out, RS_TABLE_TEXT, NCOLS, heads, numeric, cells, l->nrows);
+  if (l->wide) {
+    rs_table_write(out, RS_TABLE_TEXT, NCOLS, heads, numeric, cells, l->nrows);
+  } else {
+    /* Within 100 columns: the region, category, arch and flag columns left
+     * out (--wide prints them); the cells are the same strings. */
+    static const size_t keep[NNARROW] = {0, 1, 7, 8, 9, 5, 6, 10, 11};
+    const char *nheads[NNARROW];
+    bool nnumeric[NNARROW];
+    for (size_t k = 0; k < NNARROW; k++) {
+      nheads[k] = heads[keep[k]];
+      nnumeric[k] = numeric[keep[k]];
+    }
+    const char **sel = malloc(n * NNARROW * sizeof(*sel)); /* n * NCOLS did not overflow */
+    if (sel == NULL) {
+      free(cells);
+      free(nums);
+      out->failed = true;
+      return RS_NOMEM;
+    }
+    for (size_t i = 0; i < l->nrows; i++)
+      for (size_t k = 0; k < NNARROW; k++)
+        sel[i * NNARROW + k] = cells[i * NCOLS + keep[k]];
+    rs_table_write(out, RS_TABLE_TEXT, NNARROW, nheads, nnumeric, sel, l->nrows);
+    free(sel);
+  }
   rs_buf_printf(out,
-                "%zu of %zu shapes; USD_H is the %s price per hour in the region shown, "
-                "SPOT_H the catalog's spot price\n",
-                l->nrows, l->cat->ninstances, rs_price_basis_name(l->basis));
+                "%zu of %zu shapes; USD_H: the %s price per hour in the shape's region\n"
+                "SPOT_H: the catalog's spot price%s\n",
+                l->nrows, l->cat->ninstances, rs_price_basis_name(l->basis),
+                l->wide ? "" : "; --wide adds REGION, CATEGORY, ARCH and FLAG");
   free(cells);
   free(nums);
   return out->failed ? RS_NOMEM : RS_OK;
