@@ -255,7 +255,13 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
     rs_buf_printf(out, ", observed max %.2f req/s", d->observed_peak);
   rs_buf_puts(out, eol);
   rs_buf_printf(out, "%scompute%s    ", pre, post);
-  if (d->capacity_only)
+  bool llm_only = d->llm.on && !d->capacity_only && !isfinite(d->busy_s);
+  if (llm_only)
+    rs_buf_printf(out,
+                  "from the LLM serving model: prefill compute-bound, decode bandwidth-bound "
+                  "(llm, efficiency below)%s",
+                  eol);
+  else if (d->capacity_only)
     rs_buf_printf(out, "busy %.1f%% of a device per replica at peak on %s (%s", d->busy_s * 100.0,
                   d->source->accelerator ? d->source->accelerator->name : d->source->name,
                   d->busy_basis);
@@ -265,15 +271,21 @@ static void put_header(rs_buf *out, const rs_fit_result *r, const char *pre, con
                   d->busy_basis);
   else
     rs_buf_printf(out, "busy time unknown (%s", d->busy_basis);
-  if (isfinite(d->busy_r2))
+  if (!llm_only && isfinite(d->busy_r2))
     rs_buf_printf(out, ", R2 %.2f", d->busy_r2);
-  rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
+  if (!llm_only)
+    rs_buf_printf(out, "); model.bound %s%s", rs_bound_name(p->model.bound), eol);
   if (isfinite(d->service_q_ms))
     rs_buf_printf(out,
                   "%sslo%s        p%.0f <= %g ms; service p%.0f %.2f ms on the current device, "
                   "cs2 %.2f; ceiling %.0f%%%s",
                   pre, post, d->slo_quantile * 100.0, d->slo_ms, d->slo_quantile * 100.0,
                   d->service_q_ms, d->cs2, o->max_util * 100.0, eol);
+  else if (d->llm.on)
+    rs_buf_printf(out,
+                  "%sslo%s        p%.0f <= %g ms end to end, from the LLM serving model (TTFT + "
+                  "output tokens x TPOT); ceiling %.0f%%%s",
+                  pre, post, d->slo_quantile * 100.0, d->slo_ms, o->max_util * 100.0, eol);
   else
     rs_buf_printf(out,
                   "%sslo%s        p%.0f <= %g ms; no latency claim (no latency samples, no "
@@ -319,12 +331,19 @@ static void put_recommendation(rs_buf *out, const rs_fit_result *r, const char *
   rs_buf_printf(out, "; confidence %s", rs_confidence_name(b->confidence));
   /* a projection a reason spells out already is not repeated: its band only */
   const char *how = strncmp(b->basis, "modelled: ", 10) == 0 ? b->basis + 10 : NULL;
-  bool said = false;
+  bool said = false, band_said = false;
+  char band[32];
+  snprintf(band, sizeof band, "band +/-%.0f%%", b->error_band * 100.0);
   for (size_t i = 0; i < b->nreasons; i++) {
     rs_buf_printf(out, "%s%s", i ? "; " : ": ", b->reasons[i]);
-    said = said || (how && strstr(b->reasons[i], how));
+    if (how && strstr(b->reasons[i], how)) {
+      said = true;
+      band_said = band_said || strstr(b->reasons[i], band) != NULL;
+    }
   }
-  if (said)
+  if (said && band_said)
+    rs_buf_puts(out, "\n");
+  else if (said)
     rs_buf_printf(out, "; error band +/-%.0f%%\n", b->error_band * 100.0);
   else
     rs_buf_printf(out, "; projection %s, error band +/-%.0f%%\n", b->basis, b->error_band * 100.0);
