@@ -151,7 +151,7 @@ typedef struct rs_audit_options {
    * rs_audit_run, which are then only their names; NULL: load the files. */
   const rs_profile *const *profiles;
   rs_progress *progress; /* profiles started of all; NULL: none (the pipeline's must be NULL) */
-  bool consolidate; /* keep what rs_audit_consolidate needs in each row (shares) */
+  bool consolidate;      /* keep what rs_audit_consolidate needs in each row (shares) */
 } rs_audit_options;
 
 /* Endpoints from sample files that hold many (docs/sources.md, "Many
