@@ -66,6 +66,56 @@ def generate_prom(path, mb):
     os.replace(path + ".tmp", path)
 
 
+# ---- text exposition (dcgm-exporter scrapes saved with timestamps) ----
+
+# dcgm-exporter's default counters (docs/sources.md), per GPU; those
+# rightsize maps (FB_USED, FB_TOTAL, GPU_UTIL) among those it skips.
+EXPO_METRICS = [
+    ("DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", lambda r: r.randrange(1200, 1411)),
+    ("DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", lambda r: 1215),
+    ("DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", lambda r: r.randrange(30, 71)),
+    ("DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", lambda r: "%.3f" % r.uniform(60, 400)),
+    ("DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", lambda r: r.randrange(101)),
+    ("DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", lambda r: r.randrange(101)),
+    ("DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", lambda r: r.randrange(16000, 20961)),
+    ("DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", lambda r: r.randrange(20000, 24001)),
+    ("DCGM_FI_DEV_FB_TOTAL", "Framebuffer memory total (in MiB).", lambda r: 40960),
+]
+EXPO_GPUS = 8
+
+
+def expo_scrape(rng, t_ms):
+    """One dcgm-exporter scrape of EXPO_GPUS GPUs at t_ms, as text."""
+    out = []
+    for name, help_text, value in EXPO_METRICS:
+        out.append("# HELP %s %s\n# TYPE %s gauge\n" % (name, help_text, name))
+        for gpu in range(EXPO_GPUS):
+            out.append('%s{gpu="%d",UUID="GPU-5f3c2a%02d-7d1e-4b0a-9c1f-3e2d1c0b%04d",'
+                       'device="nvidia%d",modelName="NVIDIA A100-SXM4-40GB",Hostname="node-a",'
+                       'DCGM_FI_DRIVER_VERSION="535.129.03"} %s %d\n'
+                       % (name, gpu, gpu, gpu, gpu, value(rng), t_ms))
+    return "".join(out)
+
+
+def generate_exposition(path, mb):
+    """Scrapes every 15 s from 2025-11-30 00:00 UTC, about mb MB in all.
+    The values come from a seeded generator (a pool of 64 scrapes, repeated
+    with their timestamps advanced); their ranges are those of an A100 40GB."""
+    rng = random.Random(11)
+    t0 = 1764460800000
+    pool = [expo_scrape(rng, 0) for _ in range(64)]
+    target = int(mb * 1e6)
+    size = 0
+    i = 0
+    with open(path + ".tmp", "w") as f:
+        while size < target:
+            text = pool[i % len(pool)].replace(" 0\n", " %d\n" % (t0 + 15000 * i))
+            f.write(text)
+            size += len(text)
+            i += 1
+    os.replace(path + ".tmp", path)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="100,1000", help="MB of the JSON answers")
