@@ -143,13 +143,16 @@ static void generate(gen *g) {
   }
 }
 
-static void gen_csv(rs_buf *b, const gen *g) {
+/* days: the generated day repeated, one after the other. */
+static void gen_csv(rs_buf *b, const gen *g, int days) {
   rs_buf_puts(b, "timestamp,gpu_index,gpu_mem_used_mib,gpu_util_pct,cpu_util_pct,"
                  "request_rate_rps,latency_p99_ms\n");
-  for (int i = 0; i < POINTS; i++) {
-    rs_buf_printf(b, "%.0f,0,%d,%d,%d,%.17g,%.17g\n", T0 + 60.0 * i, g->mem[0][i], g->util[0][i],
-                  g->cpu[i], g->rate[i], g->p99[i]);
-    rs_buf_printf(b, "%.0f,1,%d,%d,,,\n", T0 + 60.0 * i, g->mem[1][i], g->util[1][i]);
+  for (int k = 0; k < days * POINTS; k++) {
+    int i = k % POINTS;
+    double t = T0 + 60.0 * k;
+    rs_buf_printf(b, "%.0f,0,%d,%d,%d,%.17g,%.17g\n", t, g->mem[0][i], g->util[0][i], g->cpu[i],
+                  g->rate[i], g->p99[i]);
+    rs_buf_printf(b, "%.0f,1,%d,%d,,,\n", t, g->mem[1][i], g->util[1][i]);
   }
 }
 
@@ -182,9 +185,10 @@ static void gen_prom_json(rs_buf *b, const gen *g) {
   rs_buf_puts(b, "]}}\n");
 }
 
-static void gen_prom_text(rs_buf *b, const gen *g) {
-  for (int i = 0; i < POINTS; i++) {
-    long long ms = (long long)(T0 + 60.0 * i) * 1000;
+static void gen_prom_text(rs_buf *b, const gen *g, int days) {
+  for (int k = 0; k < days * POINTS; k++) {
+    int i = k % POINTS;
+    long long ms = (long long)(T0 + 60.0 * k) * 1000;
     rs_buf_puts(b, "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n"
                    "# TYPE DCGM_FI_DEV_FB_USED gauge\n");
     for (int d = 0; d < 2; d++)
@@ -199,7 +203,7 @@ static void gen_prom_text(rs_buf *b, const gen *g) {
   }
 }
 
-static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_format want) {
+static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_format want, int days) {
   static rs_endpoint_stats a, b;
   rs_ingest_result res;
   rs_error err;
@@ -207,12 +211,12 @@ static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_form
   if (stats_of(&a, "gen", exp->data, exp->len, RS_FORMAT_AUTO, NULL, &res, &err) != RS_OK)
     fail_msg("%s:%zu:%zu: %s", err.path, err.line, err.col, err.msg);
   assert_int_equal(res.format, want);
-  assert_int_equal(res.rows, 2 * POINTS);
+  assert_int_equal(res.rows, 2 * POINTS * days);
   assert_int_equal(stats_of(&b, "gen.csv", csv->data, csv->len, RS_FORMAT_NATIVE, NULL, NULL, &err),
                    RS_OK);
   assert_same_stats(&a, &b);
   assert_int_equal(a.ndevices, 2);
-  assert_int_equal(a.m[RS_METRIC_GPU_UTIL].count, 2 * POINTS);
+  assert_int_equal(a.m[RS_METRIC_GPU_UTIL].count, 2 * POINTS * days);
 }
 
 static void test_generated_match_native(void **state) {
@@ -223,13 +227,30 @@ static void test_generated_match_native(void **state) {
   rs_buf_init(&csv, 0);
   rs_buf_init(&pj, 0);
   rs_buf_init(&pt, 0);
-  gen_csv(&csv, &g);
+  gen_csv(&csv, &g, 1);
   gen_prom_json(&pj, &g);
-  gen_prom_text(&pt, &g);
-  check_generated(&csv, &pj, RS_FORMAT_PROM_JSON);
-  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT);
+  gen_prom_text(&pt, &g, 1);
+  check_generated(&csv, &pj, RS_FORMAT_PROM_JSON, 1);
+  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT, 1);
   rs_buf_release(&csv);
   rs_buf_release(&pj);
+  rs_buf_release(&pt);
+}
+
+/* Six days of scrapes (60,480 samples): more than the exposition reader
+ * holds, so it hands rows on as it reads; the statistics are still those of
+ * the native CSV of the same values. */
+static void test_generated_text_streamed(void **state) {
+  static gen g;
+  rs_buf csv, pt;
+  (void)state;
+  generate(&g);
+  rs_buf_init(&csv, 0);
+  rs_buf_init(&pt, 0);
+  gen_csv(&csv, &g, 6);
+  gen_prom_text(&pt, &g, 6);
+  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT, 6);
+  rs_buf_release(&csv);
   rs_buf_release(&pt);
 }
 
@@ -408,6 +429,7 @@ int main(void) {
       cmocka_unit_test(test_format_names),
       cmocka_unit_test_setup_teardown(test_examples_match_native, setup_arena, teardown_arena),
       cmocka_unit_test(test_generated_match_native),
+      cmocka_unit_test(test_generated_text_streamed),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test_setup_teardown(test_mapping_file, setup_arena, teardown_arena),
       cmocka_unit_test(test_files),
