@@ -47,11 +47,16 @@ static rs_status fail(const line_ctx *l, const char *at, const char *what, rs_er
   return rs_error_set(err, RS_INVALID, l->x->path, l->line, col_of(l, at), "%s", what);
 }
 
-static bool name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-}
+/* Bytes of names: 1 may start one, 2 may follow. */
+#define LETTERS(x) x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x, x
+static const unsigned char name_bytes[256] = {
+    ['0'] = 2, ['1'] = 2, ['2'] = 2, ['3'] = 2, ['4'] = 2, ['5'] = 2,          ['6'] = 2,
+    ['7'] = 2, ['8'] = 2, ['9'] = 2, [':'] = 3, ['_'] = 3, ['A'] = LETTERS(3), ['a'] = LETTERS(3),
+};
 
-static bool name_char(char c) { return name_start(c) || (c >= '0' && c <= '9'); }
+static bool name_start(char c) { return name_bytes[(unsigned char)c] & 1; }
+
+static bool name_char(char c) { return name_bytes[(unsigned char)c] != 0; }
 
 static void skip_blanks(line_ctx *l) {
   while (l->p < l->end && (*l->p == ' ' || *l->p == '\t'))
@@ -82,8 +87,19 @@ static rs_status read_label(line_ctx *l, labels *lb, rs_error *err) {
   if (l->p >= l->end || *l->p != '"')
     return fail(l, l->p, "expected a quoted label value", err);
   value = ++l->p;
-  while (l->p < l->end && *l->p != '"')
-    l->p += (*l->p == '\\' && l->p + 1 < l->end) ? 2 : 1;
+  for (;;) { /* to the closing quote, stepping over escapes */
+    const char *q = memchr(l->p, '"', (size_t)(l->end - l->p));
+    const char *bs = q ? memchr(l->p, '\\', (size_t)(q - l->p)) : NULL;
+    if (q == NULL) {
+      l->p = l->end;
+      break;
+    }
+    if (bs == NULL) {
+      l->p = q;
+      break;
+    }
+    l->p = bs + 2; /* the escape and the byte after it (bs < q, so both are there) */
+  }
   if (l->p >= l->end)
     return fail(l, value - 1, "unterminated label value, expected a closing '\"'", err);
   for (size_t k = 0; l->x->select != NULL && k < l->x->select->n; k++) {
