@@ -254,6 +254,53 @@ static void test_generated_text_streamed(void **state) {
   rs_buf_release(&pt);
 }
 
+/* n scrapes of 8 GPUs' utilization, one a minute (n * 8 sample lines), with
+ * timestamps when stamped. */
+static void gen_util_scrapes(rs_buf *b, int n, bool stamped) {
+  for (int k = 0; k < n; k++)
+    for (int d = 0; d < 8; d++) {
+      rs_buf_printf(b, "DCGM_FI_DEV_GPU_UTIL{gpu=\"%d\"} %d", d, (k + d) % 101);
+      if (stamped)
+        rs_buf_printf(b, " %lld", (long long)(T0 + 60.0 * k) * 1000);
+      rs_buf_putc(b, '\n');
+    }
+}
+
+/* The streamed reader's own limits: a counter first met after rows were
+ * handed on, and too many samples at one time, each named where it is. */
+static void test_text_stream_limits(void **state) {
+  static rs_endpoint_stats a;
+  rs_buf b;
+  rs_error err;
+  (void)state;
+  rs_buf_init(&b, 0);
+  gen_util_scrapes(&b, 4000, true); /* 32,000 samples: rows handed on */
+  rs_buf_printf(&b, "vllm:prompt_tokens_total 10 %lld\n", (long long)(T0 + 60.0 * 4000) * 1000);
+  assert_false(b.failed);
+  assert_int_equal(stats_of(&a, "t.prom", b.data, b.len, RS_FORMAT_AUTO, NULL, NULL, &err),
+                   RS_LIMIT);
+  assert_int_equal(err.line, 32001);
+  assert_int_equal(err.col, 1);
+  assert_non_null(strstr(err.msg, "counter or histogram series 'vllm:prompt_tokens_total' first "
+                                  "comes after"));
+  rs_buf_release(&b);
+  rs_buf_init(&b, 0);
+  gen_util_scrapes(&b, 40000, false); /* 320,000 samples of one instant */
+  assert_false(b.failed);
+  rs_ingest_options io = {.format = RS_FORMAT_PROM_TEXT, .instant_t = T0};
+  rs_stats *st = NULL;
+  rs_stats_options so = {.exact = false};
+  assert_int_equal(rs_stats_new(&st, &so, &err), RS_OK);
+  rs_stats_begin_file(st, "t.prom");
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("t.prom", b.data, b.len, &io, rs_stats_sink, st, NULL, &err),
+                   RS_LIMIT);
+  assert_int_equal(err.line, 262144); /* the sample that filled the reader */
+  assert_non_null(strstr(err.msg, "more than 262144 samples at one time"));
+  rs_stats_free(st);
+  rs_buf_release(&b);
+}
+
 /* ---- errors: one positioned message each, no rows ---- */
 
 typedef struct bad_case {
@@ -430,6 +477,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_examples_match_native, setup_arena, teardown_arena),
       cmocka_unit_test(test_generated_match_native),
       cmocka_unit_test(test_generated_text_streamed),
+      cmocka_unit_test(test_text_stream_limits),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test_setup_teardown(test_mapping_file, setup_arena, teardown_arena),
       cmocka_unit_test(test_files),
