@@ -143,13 +143,16 @@ static void generate(gen *g) {
   }
 }
 
-static void gen_csv(rs_buf *b, const gen *g) {
+/* days: the generated day repeated, one after the other. */
+static void gen_csv(rs_buf *b, const gen *g, int days) {
   rs_buf_puts(b, "timestamp,gpu_index,gpu_mem_used_mib,gpu_util_pct,cpu_util_pct,"
                  "request_rate_rps,latency_p99_ms\n");
-  for (int i = 0; i < POINTS; i++) {
-    rs_buf_printf(b, "%.0f,0,%d,%d,%d,%.17g,%.17g\n", T0 + 60.0 * i, g->mem[0][i], g->util[0][i],
-                  g->cpu[i], g->rate[i], g->p99[i]);
-    rs_buf_printf(b, "%.0f,1,%d,%d,,,\n", T0 + 60.0 * i, g->mem[1][i], g->util[1][i]);
+  for (int k = 0; k < days * POINTS; k++) {
+    int i = k % POINTS;
+    double t = T0 + 60.0 * k;
+    rs_buf_printf(b, "%.0f,0,%d,%d,%d,%.17g,%.17g\n", t, g->mem[0][i], g->util[0][i], g->cpu[i],
+                  g->rate[i], g->p99[i]);
+    rs_buf_printf(b, "%.0f,1,%d,%d,,,\n", t, g->mem[1][i], g->util[1][i]);
   }
 }
 
@@ -182,9 +185,10 @@ static void gen_prom_json(rs_buf *b, const gen *g) {
   rs_buf_puts(b, "]}}\n");
 }
 
-static void gen_prom_text(rs_buf *b, const gen *g) {
-  for (int i = 0; i < POINTS; i++) {
-    long long ms = (long long)(T0 + 60.0 * i) * 1000;
+static void gen_prom_text(rs_buf *b, const gen *g, int days) {
+  for (int k = 0; k < days * POINTS; k++) {
+    int i = k % POINTS;
+    long long ms = (long long)(T0 + 60.0 * k) * 1000;
     rs_buf_puts(b, "# HELP DCGM_FI_DEV_FB_USED Framebuffer memory used (in MiB).\n"
                    "# TYPE DCGM_FI_DEV_FB_USED gauge\n");
     for (int d = 0; d < 2; d++)
@@ -199,7 +203,7 @@ static void gen_prom_text(rs_buf *b, const gen *g) {
   }
 }
 
-static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_format want) {
+static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_format want, int days) {
   static rs_endpoint_stats a, b;
   rs_ingest_result res;
   rs_error err;
@@ -207,12 +211,12 @@ static void check_generated(const rs_buf *csv, const rs_buf *exp, rs_sample_form
   if (stats_of(&a, "gen", exp->data, exp->len, RS_FORMAT_AUTO, NULL, &res, &err) != RS_OK)
     fail_msg("%s:%zu:%zu: %s", err.path, err.line, err.col, err.msg);
   assert_int_equal(res.format, want);
-  assert_int_equal(res.rows, 2 * POINTS);
+  assert_int_equal(res.rows, 2 * POINTS * days);
   assert_int_equal(stats_of(&b, "gen.csv", csv->data, csv->len, RS_FORMAT_NATIVE, NULL, NULL, &err),
                    RS_OK);
   assert_same_stats(&a, &b);
   assert_int_equal(a.ndevices, 2);
-  assert_int_equal(a.m[RS_METRIC_GPU_UTIL].count, 2 * POINTS);
+  assert_int_equal(a.m[RS_METRIC_GPU_UTIL].count, 2 * POINTS * days);
 }
 
 static void test_generated_match_native(void **state) {
@@ -223,14 +227,78 @@ static void test_generated_match_native(void **state) {
   rs_buf_init(&csv, 0);
   rs_buf_init(&pj, 0);
   rs_buf_init(&pt, 0);
-  gen_csv(&csv, &g);
+  gen_csv(&csv, &g, 1);
   gen_prom_json(&pj, &g);
-  gen_prom_text(&pt, &g);
-  check_generated(&csv, &pj, RS_FORMAT_PROM_JSON);
-  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT);
+  gen_prom_text(&pt, &g, 1);
+  check_generated(&csv, &pj, RS_FORMAT_PROM_JSON, 1);
+  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT, 1);
   rs_buf_release(&csv);
   rs_buf_release(&pj);
   rs_buf_release(&pt);
+}
+
+/* Six days of scrapes (60,480 samples): more than the exposition reader
+ * holds, so it hands rows on as it reads; the statistics are still those of
+ * the native CSV of the same values. */
+static void test_generated_text_streamed(void **state) {
+  static gen g;
+  rs_buf csv, pt;
+  (void)state;
+  generate(&g);
+  rs_buf_init(&csv, 0);
+  rs_buf_init(&pt, 0);
+  gen_csv(&csv, &g, 6);
+  gen_prom_text(&pt, &g, 6);
+  check_generated(&csv, &pt, RS_FORMAT_PROM_TEXT, 6);
+  rs_buf_release(&csv);
+  rs_buf_release(&pt);
+}
+
+/* n scrapes of 8 GPUs' utilization, one a minute (n * 8 sample lines), with
+ * timestamps when stamped. */
+static void gen_util_scrapes(rs_buf *b, int n, bool stamped) {
+  for (int k = 0; k < n; k++)
+    for (int d = 0; d < 8; d++) {
+      rs_buf_printf(b, "DCGM_FI_DEV_GPU_UTIL{gpu=\"%d\"} %d", d, (k + d) % 101);
+      if (stamped)
+        rs_buf_printf(b, " %lld", (long long)(T0 + 60.0 * k) * 1000);
+      rs_buf_putc(b, '\n');
+    }
+}
+
+/* The streamed reader's own limits: a counter first met after rows were
+ * handed on, and too many samples at one time, each named where it is. */
+static void test_text_stream_limits(void **state) {
+  static rs_endpoint_stats a;
+  rs_buf b;
+  rs_error err;
+  (void)state;
+  rs_buf_init(&b, 0);
+  gen_util_scrapes(&b, 4000, true); /* 32,000 samples: rows handed on */
+  rs_buf_printf(&b, "vllm:prompt_tokens_total 10 %lld\n", (long long)(T0 + 60.0 * 4000) * 1000);
+  assert_false(b.failed);
+  assert_int_equal(stats_of(&a, "t.prom", b.data, b.len, RS_FORMAT_AUTO, NULL, NULL, &err),
+                   RS_LIMIT);
+  assert_int_equal(err.line, 32001);
+  assert_int_equal(err.col, 1);
+  assert_non_null(strstr(err.msg, "counter or histogram series 'vllm:prompt_tokens_total' first "
+                                  "comes after"));
+  rs_buf_release(&b);
+  rs_buf_init(&b, 0);
+  gen_util_scrapes(&b, 40000, false); /* 320,000 samples of one instant */
+  assert_false(b.failed);
+  rs_ingest_options io = {.format = RS_FORMAT_PROM_TEXT, .instant_t = T0};
+  rs_stats *st = NULL;
+  rs_stats_options so = {.exact = false};
+  assert_int_equal(rs_stats_new(&st, &so, &err), RS_OK);
+  rs_stats_begin_file(st, "t.prom");
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("t.prom", b.data, b.len, &io, rs_stats_sink, st, NULL, &err),
+                   RS_LIMIT);
+  assert_int_equal(err.line, 262144); /* the sample that filled the reader */
+  assert_non_null(strstr(err.msg, "more than 262144 samples at one time"));
+  rs_stats_free(st);
+  rs_buf_release(&b);
 }
 
 /* ---- errors: one positioned message each, no rows ---- */
@@ -408,6 +476,8 @@ int main(void) {
       cmocka_unit_test(test_format_names),
       cmocka_unit_test_setup_teardown(test_examples_match_native, setup_arena, teardown_arena),
       cmocka_unit_test(test_generated_match_native),
+      cmocka_unit_test(test_generated_text_streamed),
+      cmocka_unit_test(test_text_stream_limits),
       cmocka_unit_test(test_bad_inputs),
       cmocka_unit_test_setup_teardown(test_mapping_file, setup_arena, teardown_arena),
       cmocka_unit_test(test_files),

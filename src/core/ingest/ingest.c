@@ -720,6 +720,13 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
     st = rs_ingest_prom_json_stream(in, path, f, instant_t, opts, sink, ctx, result, &handled, err);
   if (handled)
     return st;
+  if (f == RS_FORMAT_PROM_TEXT) { /* streamed: memory bounded */
+    if (strcmp(path, "-") != 0 && stat(path, &sb) == 0)
+      instant_t = (double)sb.st_mtime;
+    if (opts != NULL && opts->instant_t > 0)
+      instant_t = opts->instant_t;
+    return rs_ingest_prom_text_stream(in, path, instant_t, opts, sink, ctx, result, err);
+  }
   rs_arena_init(&arena, 0);
   st = rs_instream_slurp(&data, &len, in, &arena, RS_INGEST_EXPORT_MAX, err);
   if (st == RS_OK && len == 0)

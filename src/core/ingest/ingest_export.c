@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "ingest_internal.h"
+#include "ingest_stream.h"
 #include "rightsize/doc.h"
 #include "rightsize/num.h"
 
@@ -297,7 +298,7 @@ static rs_status value_fail(const rs_export *x, const char *key, const char *wha
                       len > RS_INGEST_QUOTE_MAX ? "..." : "");
 }
 
-static rs_status push(rs_export *x, const rs_export_point *p, rs_error *err) {
+rs_status rs_export_push(rs_export *x, const rs_export_point *p, rs_error *err) {
   if (x->n == x->cap) {
     size_t cap = x->cap ? x->cap * 2 : 1024;
     rs_export_point *grown;
@@ -362,7 +363,7 @@ rs_status rs_export_add(rs_export *x, const rs_series_rule *rule, const char *ke
   rs_export_point p;
   bool kept;
   rs_status st = rs_export_point_make(x, rule, key, gpu, t, text, len, line, col, &p, &kept, err);
-  return st == RS_OK && kept ? push(x, &p, err) : st;
+  return st == RS_OK && kept ? rs_export_push(x, &p, err) : st;
 }
 
 rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t len, size_t line,
@@ -378,8 +379,7 @@ rs_status rs_export_gpu(int *out, const rs_export *x, const char *text, size_t l
 
 /* ---- merging into rows ---- */
 
-static int cmp_point(const void *a, const void *b) {
-  const rs_export_point *p = a, *q = b;
+int rs_export_cmp_points(const rs_export_point *p, const rs_export_point *q) {
   if (p->ep != q->ep)
     return p->ep < q->ep ? -1 : 1;
   if (p->t != q->t)
@@ -392,6 +392,13 @@ static int cmp_point(const void *a, const void *b) {
   if (p->line != q->line)
     return p->line < q->line ? -1 : 1;
   return (p->col > q->col) - (p->col < q->col);
+}
+
+static int cmp_point(const void *a, const void *b) { return rs_export_cmp_points(a, b); }
+
+void rs_export_sort_points(rs_export_point *pts, size_t n) {
+  if (n > 1) /* qsort(NULL, 0, ...) is undefined */
+    qsort(pts, n, sizeof(*pts), cmp_point);
 }
 
 static rs_status clash(const rs_export *x, const rs_export_point *first,
@@ -487,8 +494,7 @@ static rs_status emit_rows(rs_export *x, unsigned ep, size_t *cursor, rs_sample_
 rs_status rs_export_emit_endpoint(rs_export *x, unsigned ep, size_t *cursor, rs_sample_sink sink,
                                   void *ctx, uint64_t *rows, rs_error *err) {
   if (*cursor == 0 && ep == 0)
-    if (x->n > 1) /* qsort(NULL, 0, ...) is undefined */
-      qsort(x->pts, x->n, sizeof(*x->pts), cmp_point);
+    rs_export_sort_points(x->pts, x->n);
   return emit_rows(x, ep, cursor, sink, ctx, rows, err);
 }
 
@@ -539,6 +545,14 @@ static rs_status export_run(const char *path, const char *data, size_t len, rs_s
   rs_series_map defaults;
   rs_status st;
   uint64_t rows = 0;
+  if (format == RS_FORMAT_PROM_TEXT) {
+    rs_instream *in = NULL;
+    st = rs_instream_open_memory(&in, path, data, len, err);
+    if (st == RS_OK)
+      st = rs_ingest_prom_text_stream(in, path, instant_t, opts, sink, ctx, result, err);
+    rs_instream_free(in);
+    return st;
+  }
   rs_series_map_init(&defaults);
   rs_arena_init(&arena, 0);
   rs_export_init(&x, &arena, path, opts && opts->map ? opts->map : &defaults);
@@ -551,7 +565,7 @@ static rs_status export_run(const char *path, const char *data, size_t len, rs_s
   else if (format == RS_FORMAT_DMON)
     st = rs_ingest_dmon(&x, data, len, err);
   else
-    st = rs_ingest_prom_text(&x, data, len, err);
+    st = RS_OK; /* text exposition: read as a stream, above */
   if (st == RS_OK)
     st = rs_llm_finish(&x, err);
   if (st == RS_OK)

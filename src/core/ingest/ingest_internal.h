@@ -157,6 +157,14 @@ rs_status rs_export_point_make(const rs_export *x, const rs_series_rule *rule, c
                                int gpu, double t, const char *text, size_t len, size_t line,
                                size_t col, rs_export_point *out, bool *kept, rs_error *err);
 
+/* Adds a point made by rs_export_point_make. */
+rs_status rs_export_push(rs_export *x, const rs_export_point *p, rs_error *err);
+
+/* rs_export_emit's order of points (endpoint, time, GPU, metric, file
+ * position), and a sort of pts[0..n) by it. */
+int rs_export_cmp_points(const rs_export_point *p, const rs_export_point *q);
+void rs_export_sort_points(rs_export_point *pts, size_t n);
+
 /* The "no samples" error of a file whose series gave no point. */
 rs_status rs_export_no_samples(const rs_export *x, rs_error *err);
 
@@ -256,8 +264,16 @@ void rs_llm_free(struct rs_llm_acc *a);
 /* The readers: data is the whole file, NUL-terminated. */
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
-rs_status rs_ingest_prom_text(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_dmon(rs_export *x, const char *data, size_t len, rs_error *err);
+
+struct rs_instream;
+/* A text exposition read as a stream (ingest_promtext.c): memory bounded
+ * whatever the file's size, the rows and messages those of reading it whole
+ * (docs/sources.md, "Size limits"). instant_t: the time of a scrape
+ * without timestamps (0: none, an error). */
+rs_status rs_ingest_prom_text_stream(struct rs_instream *in, const char *path, double instant_t,
+                                     const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
+                                     rs_ingest_result *result, rs_error *err);
 
 /* Files up to this size that the streaming JSON reader does not take are
  * read by the tree reader (RS_INGEST_EXPORT_MAX; tests set 0 to see the

@@ -17,3 +17,9 @@ n=$(wc -c <$d/dcgm_query_range.json.zst)
 head -c $((n / 2)) $d/dcgm_query_range.json.zst >$d/truncated.json.zst
 # unsupported: xz (recognised, named, not read)
 printf '\375\067\172\130\132\000\000\004' >$d/magic.xz
+# streamed: 2,000 generated dcgm-exporter scrapes (48,000 samples, 4.4 MB of
+# text), more than the exposition reader holds at once, so it hands rows on
+# as it reads (docs/sources.md, "Size limits")
+python3 tests/cli/data/exports/gen_exposition.py $d/dcgm_streamed.prom --scrapes 2000
+zstd -q -19 -c $d/dcgm_streamed.prom >$d/dcgm_streamed.prom.zst
+rm $d/dcgm_streamed.prom
