@@ -13,8 +13,8 @@ shipped sample files), then runs, interleaved, REPEAT times each:
 
 (and, with --baseline BIN, the four audits again with that build, in the
 same rounds) and prints the median wall time of each, the ratio against the
-one-thread audit and each command's peak resident memory (its own, from
-wait4). The outputs of the 1-thread and T-thread runs are compared byte for
+one-thread audit, each command's peak resident memory and its median CPU
+time (user + system; both its own, from wait4). The outputs of the 1-thread and T-thread runs are compared byte for
 byte (the thread count must not change the report).
 
 Usage: python3 bench/audit.py [--copies N] [--repeat K] [--bin build/rightsize]
@@ -69,7 +69,7 @@ def run(cmd):
         err.seek(0)
         if p.returncode != 0:
             sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err.read().decode()))
-        return dt, ru.ru_maxrss, out.read()
+        return dt, ru.ru_maxrss, out.read(), ru.ru_utime + ru.ru_stime
 
 
 def main():
@@ -97,25 +97,31 @@ def main():
              [b, "audit", fleet, "--consolidate", "--threads", str(a.threads)]),
         ]
     times = {name: [] for name, _ in cmds}
+    cpus = {name: [] for name, _ in cmds}  # user + system seconds (wait4): less moved by load
     rss = {name: 0 for name, _ in cmds}
     outs = {}
     for _ in range(a.repeat):
         for name, cmd in cmds:
-            dt, kib, out = run(cmd)
+            dt, kib, out, cpu = run(cmd)
             times[name].append(dt)
+            cpus[name].append(cpu)
             rss[name] = max(rss[name], kib)
             outs[name] = out
     same = outs[cmds[1][0]] == outs[cmds[2][0]] and outs[cmds[3][0]] == outs[cmds[4][0]]
     base = statistics.median(times[cmds[1][0]])
-    print("%-44s %10s %8s %12s" % ("command", "median s", "ratio", "peak RSS MB"))
+    print("%-44s %10s %8s %12s %12s" % ("command", "median s", "ratio", "peak RSS MB",
+                                         "median CPU s"))
     for name, _ in cmds:
         m = statistics.median(times[name])
-        print("%-44s %10.3f %8.2f %12.1f" % (name, m, m / base, rss[name] / 1024.0))
+        print("%-44s %10.3f %8.2f %12.1f %12.3f" % (name, m, m / base, rss[name] / 1024.0,
+                                                   statistics.median(cpus[name])))
     for tag, _ in bins[1:]:
         for k in range(1, 5):
             mine, theirs = cmds[k][0], tag + cmds[k][0]
-            print("%-44s %10.2fx" % ("speed-up of " + mine, statistics.median(times[theirs]) /
-                                      statistics.median(times[mine])))
+            print("%-44s %10.2fx wall, %5.2fx CPU" % (
+                "speed-up of " + mine, statistics.median(times[theirs]) /
+                statistics.median(times[mine]), statistics.median(cpus[theirs]) /
+                statistics.median(cpus[mine])))
     print("CPUs: %d; 1-thread and %d-thread reports identical: %s" % (os.cpu_count(), a.threads,
                                                                       same))
     for line in outs[cmds[3][0]].decode().splitlines():

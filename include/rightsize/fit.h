@@ -140,6 +140,10 @@ typedef struct rs_fit_options {
    * (rs_fit_projection), shared by many fits of one run; NULL: rs_fit fits
    * it itself, about 20 ms of every fit. */
   const struct rs_proj_model *projection;
+  /* Whether to draw the back-test's latency-by-load curve
+   * (rs_backtest.curve_*, RS_BACKTEST_CURVE evaluations of the latency
+   * model): only the HTML charts show it, so it is off by default. */
+  bool backtest_curve;
 } rs_fit_options;
 
 void rs_fit_options_init(rs_fit_options *o);
@@ -174,7 +178,8 @@ typedef struct rs_backtest {
   double spread_ms;       /* the typical interval's SLO quantile minus its p50 */
   bool contradictory;     /* any of the three */
   /* The fitted model's SLO quantile at endpoint request rates from the
-   * lightest to 1.5 x the heaviest load bucket (charts); ncurve 0: none. */
+   * lightest to 1.5 x the heaviest load bucket (charts); ncurve 0: none
+   * (also when rs_fit_options.backtest_curve is off). */
   size_t ncurve;
   double curve_rate[RS_BACKTEST_CURVE]; /* endpoint req/s */
   double curve_ms[RS_BACKTEST_CURVE];   /* NaN where the queue is unstable */

@@ -100,6 +100,7 @@ static rs_status finish_options(check_opts *o, rs_error *err) {
     o->flags.set[k] = !isnan(o->limit[k]);
     o->flags.limit[k] = o->limit[k];
   }
+  o->f.fit.backtest_curve = o->format == RS_CHECK_HTML; /* the charts' back-test curve */
   return rs_cli_fit_finish(&o->f, err);
 }
 

@@ -80,6 +80,7 @@ static int run_recommend(const rs_cli_args *args) {
   rs_buf out;
   int rc;
   rs_error_clear(&err);
+  o->f.fit.backtest_curve = o->format == FMT_HTML; /* the charts' back-test curve */
   if (rs_cli_fit_finish(&o->f, &err) != RS_OK)
     return rs_cli_usage_error("recommend", err.msg);
   o->report.explain = o->explain;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fastexp.h"
 #include "queue.h"
 #include "test_support.h"
 
@@ -358,6 +359,31 @@ static void test_simulation_mdc(void **state) {
   assert_true(rs_queue_wait_quantile(&q4, 0.99) >= 0.9 * s.p99_wait);
 }
 
+/* rs_fast_exp within its stated bound of libm's exp over its whole range:
+ * a dense grid from -708 to 709, random points of the reduced range, the
+ * ends and the clamping beyond them. */
+static void test_fast_exp(void **state) {
+  (void)state;
+  double worst = 0;
+  for (long i = 0; i <= 1417000; i++) {
+    double x = -708.0 + (double)i * 1e-3;
+    worst = fmax(worst, fabs(rs_fast_exp(x) / exp(x) - 1.0));
+  }
+  rng r = {42};
+  for (int i = 0; i < 1000000; i++) {
+    double x = (rng_uniform(&r) - 0.5) * 2.0;
+    worst = fmax(worst, fabs(rs_fast_exp(x) / exp(x) - 1.0));
+  }
+  assert_true(worst <= RS_FAST_EXP_REL);
+  assert_true(rs_fast_exp(0.0) == 1.0);
+  assert_true(fabs(rs_fast_exp(-708.0) / exp(-708.0) - 1.0) <= RS_FAST_EXP_REL);
+  assert_true(fabs(rs_fast_exp(709.0) / exp(709.0) - 1.0) <= RS_FAST_EXP_REL);
+  assert_true(rs_fast_exp(-1000.0) == rs_fast_exp(-708.0) && rs_fast_exp(-1000.0) < 3.4e-308);
+  assert_true(rs_fast_exp(-INFINITY) == rs_fast_exp(-708.0));
+  assert_true(rs_fast_exp(1000.0) == rs_fast_exp(709.0));
+  assert_true(isnan(rs_fast_exp(NAN)));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_erlang_c_table),  cmocka_unit_test(test_erlang_edges),
@@ -365,6 +391,7 @@ int main(void) {
       cmocka_unit_test(test_simulation_mmc),  cmocka_unit_test(test_simulation_mdc),
       cmocka_unit_test(test_response_limits), cmocka_unit_test(test_response_vs_simulation),
       cmocka_unit_test(test_response_tail),   cmocka_unit_test(test_response_extremes),
+      cmocka_unit_test(test_fast_exp),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

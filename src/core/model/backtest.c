@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fastexp.h"
 #include "fit_internal.h"
 #include "queue.h"
 
@@ -52,21 +53,82 @@ static double predict(const model *m, double rate, double p) {
   return rs_queue_response_quantile(&q, m->s50_s, m->cs2, p) * 1e3;
 }
 
+/* 24-point Gauss-Legendre nodes and weights on [-1, 1], the positive half. */
+static const double gx[12] = {0.0640568928626056, 0.1911188674736163, 0.3150426796961634,
+                              0.4337935076260451, 0.5454214713888396, 0.6480936519369755,
+                              0.7401241915785544, 0.8200019859739029, 0.8864155270044011,
+                              0.9382745520027328, 0.9747285559713095, 0.9951872199970213};
+static const double gw[12] = {0.1279381953467522, 0.1258374563468283, 0.1216704729278034,
+                              0.1155056680537256, 0.1074442701159656, 0.0976186521041139,
+                              0.0861901615319533, 0.0733464814110803, 0.0592985849154368,
+                              0.0442774388174198, 0.0285313886289337, 0.0123412297999872};
+
+/* The chance mass of S <= t with W > t - S for predict_fast, over the normal
+ * variate z of S from a to zt (> a), as a sum over the nodes; W's tail is
+ * exponential with conditional mean cm. */
+static double wait_mass(const model *m, double sigma, double cm, double t, double zt, double a) {
+  double half = 0.5 * (zt - a), mid = 0.5 * (zt + a), sum = 0;
+  for (int i = 0; i < 24; i++) {
+    double z = mid + half * (i < 12 ? -gx[i] : gx[i - 12]), w = gw[i % 12];
+    double s = m->s50_s * exp(sigma * z);
+    sum += w * exp(-z * z / 2) * exp(-(t - s) / cm);
+  }
+  return sum * (half / sqrt(2 * 3.14159265358979323846));
+}
+
+/* Whether above + p_wait x wait_mass(...) > tail, decided from the same
+ * sum through rs_fast_exp (one exponential per node, not two, no libm call)
+ * where that is sure: +1 greater, -1 not, 0 too close to call.
+ *
+ * Each node's term differs from wait_mass's by its exponent's error, at
+ * most (RS_FAST_EXP_REL + 4 ulp) x (4 + s / cm + |t - s| / cm + z^2 / 2)
+ * (s carries rs_fast_exp's error into (t - s) / cm; the rest is rounding),
+ * plus the factors' own relative errors; the terms are positive, so the
+ * sum's relative error is at most the largest term's plus the summation's
+ * (24 ulp), and 1e-13 covers every rounding after it. A comparison outside
+ * that band comes out as wait_mass's would. */
+static int wait_side(const model *m, double sigma, double cm, double t, double zt, double a,
+                     double above, double p_wait, double tail) {
+  double half = 0.5 * (zt - a), mid = 0.5 * (zt + a), sum = 0, worst = 0, top = -INFINITY;
+  double z[24], s[24], x[24];
+  /* in passes over independent nodes, so that their exponentials overlap */
+  for (int i = 0; i < 24; i++) {
+    z[i] = mid + half * (i < 12 ? -gx[i] : gx[i - 12]);
+    x[i] = sigma * z[i];
+    top = x[i] > top ? x[i] : top;
+  }
+  rs_fast_exp_n(x, 24);
+  for (int i = 0; i < 24; i++)
+    s[i] = m->s50_s * x[i];
+  for (int i = 0; i < 24; i++) {
+    x[i] = -z[i] * z[i] / 2 - (t - s[i]) / cm;
+    double e = 4 + s[i] / cm + fabs(t - s[i]) / cm + z[i] * z[i] / 2;
+    worst = e > worst ? e : worst; /* a NaN makes the sum NaN: no side */
+    top = x[i] > top ? x[i] : top;
+  }
+  rs_fast_exp_n(x, 24);
+  for (int i = 0; i < 24; i++)
+    sum += gw[i % 12] * x[i];
+  double delta = 2 * (RS_FAST_EXP_REL + 1e-15) * worst + 1e-13;
+  if (!(delta < 1e-6) || !(top <= 700)) /* a huge exponent: no useful band */
+    return 0;
+  double mass = p_wait * sum * (half / sqrt(2 * 3.14159265358979323846));
+  if ((above + mass * (1 - delta)) * (1 - 1e-15) > tail)
+    return 1;
+  if ((above + mass * (1 + delta)) * (1 + 1e-15) < tail)
+    return -1;
+  return 0;
+}
+
 /* The same quantile, coarser and about twenty times cheaper, for the
  * search only (the fit evaluates the loss some 500 times): P(W > 0) from
  * Erlang C, an exponential wait tail with the Allen-Cunneen mean, the
  * convolution with the lognormal S by 24-point Gauss-Legendre over its
  * normal variate, bisection to 1e-5. The back-test itself is computed with
- * predict(). */
+ * predict(). Each bisection step only needs the side of the tail, which
+ * wait_side() decides cheaply unless it is close: the same steps, the same
+ * bytes. */
 static double predict_fast(const model *m, double rate, double p) {
-  static const double gx[12] = {0.0640568928626056, 0.1911188674736163, 0.3150426796961634,
-                                0.4337935076260451, 0.5454214713888396, 0.6480936519369755,
-                                0.7401241915785544, 0.8200019859739029, 0.8864155270044011,
-                                0.9382745520027328, 0.9747285559713095, 0.9951872199970213};
-  static const double gw[12] = {0.1279381953467522, 0.1258374563468283, 0.1216704729278034,
-                                0.1155056680537256, 0.1074442701159656, 0.0976186521041139,
-                                0.0861901615319533, 0.0733464814110803, 0.0592985849154368,
-                                0.0442774388174198, 0.0285313886289337, 0.0123412297999872};
   double sigma = sqrt(log1p(m->cs2)), tail = 1.0 - p;
   double lo = m->s50_s * exp(sigma * rs_normal_quantile(p));
   if (!(rate > 0) || !(m->hold_s > 0))
@@ -81,16 +143,12 @@ static double predict_fast(const model *m, double rate, double p) {
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
     double t = 0.5 * (lo + hi), zt = log(t / m->s50_s) / fmax(sigma, 1e-9), a = -8.0;
     double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
-    if (zt > a) {
-      double half = 0.5 * (zt - a), mid = 0.5 * (zt + a);
-      for (int i = 0; i < 24; i++) {
-        double z = mid + half * (i < 12 ? -gx[i] : gx[i - 12]), w = gw[i % 12];
-        double s = m->s50_s * exp(sigma * z);
-        sum += w * exp(-z * z / 2) * exp(-(t - s) / cm);
-      }
-      sum *= half / sqrt(2 * 3.14159265358979323846);
-    }
-    if (above + r.p_wait * sum > tail)
+    int side = 0;
+    if (zt > a && (side = wait_side(m, sigma, cm, t, zt, a, above, r.p_wait, tail)) == 0)
+      sum = wait_mass(m, sigma, cm, t, zt, a);
+    if (side == 0)
+      side = above + r.p_wait * sum > tail ? 1 : -1;
+    if (side > 0)
       lo = t;
     else
       hi = t;
@@ -115,10 +173,21 @@ static double log_err(double pred, double obs) {
 }
 
 /* Weighted squared log error of p50 and the SLO quantile over the points,
- * plus a weak prior on the hold time (it only moves when the data says so). */
-static double loss(const problem *pb, const double x[3]) {
+ * plus a weak prior on the hold time (it only moves when the data says so).
+ * The search only compares a trial point's loss with `bound` when the loss
+ * is at least that (the trial is dropped), so once the points summed so far
+ * reach it the rest are skipped and that partial loss, already >= bound, is
+ * returned: every term is >= 0 and each rounding step is monotone, so the
+ * full sum could only be larger and the comparison comes out the same.
+ * INFINITY: the exact loss. */
+static double loss(const problem *pb, const double x[3], double bound) {
   model m = decode(pb, x);
   double sum = 0, wsum = 0;
+  for (size_t i = 0; i < pb->n; i++)
+    wsum += pb->pt[i].w;
+  /* outside the bounds the model stops changing: a slope brings the simplex back */
+  double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
+  double prior = PRIOR * h * h, slope = 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
   for (size_t i = 0; i < pb->n; i++) {
     const point *t = &pb->pt[i];
     double e = log_err(predict_fast(&m, t->rate, pb->p), t->obs_q);
@@ -127,11 +196,10 @@ static double loss(const problem *pb, const double x[3]) {
       e = log_err(predict_fast(&m, t->rate, 0.5), t->obs_50);
       sum += t->w * e * e;
     }
-    wsum += t->w;
+    if (i + 1 < pb->n && sum / wsum + prior + slope >= bound)
+      break;
   }
-  /* outside the bounds the model stops changing: a slope brings the simplex back */
-  double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
-  return sum / wsum + PRIOR * h * h + 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
+  return sum / wsum + prior + slope;
 }
 
 /* Nelder-Mead over 3 parameters (standard coefficients), deterministic. */
@@ -143,7 +211,7 @@ static void minimize(const problem *pb, double x[3]) {
     memcpy(s[i], x, sizeof(s[i]));
     if (i > 0)
       s[i][i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
-    f[i] = loss(pb, s[i]);
+    f[i] = loss(pb, s[i], INFINITY);
     evals++;
   }
   while (evals < MAX_EVALS) {
@@ -164,12 +232,12 @@ static void minimize(const problem *pb, double x[3]) {
       c[d] = (s[0][d] + s[1][d] + s[2][d]) / 3.0;
       r[d] = c[d] + (c[d] - s[3][d]);
     }
-    double fr = loss(pb, r);
+    double fr = loss(pb, r, f[2]); /* at f[2] or above, r is dropped */
     evals++;
     if (fr < f[0]) {
       for (int d = 0; d < 3; d++)
         e[d] = c[d] + 2.0 * (c[d] - s[3][d]);
-      double fe = loss(pb, e);
+      double fe = loss(pb, e, fr);
       evals++;
       memcpy(s[3], fe < fr ? e : r, sizeof(e));
       f[3] = fe < fr ? fe : fr;
@@ -182,7 +250,7 @@ static void minimize(const problem *pb, double x[3]) {
     }
     for (int d = 0; d < 3; d++)
       k[d] = c[d] + 0.5 * (s[3][d] - c[d]);
-    double fk = loss(pb, k);
+    double fk = loss(pb, k, f[3]);
     evals++;
     if (fk < f[3]) {
       memcpy(s[3], k, sizeof(k));
@@ -192,7 +260,7 @@ static void minimize(const problem *pb, double x[3]) {
     for (int i = 1; i < 4; i++) {
       for (int d = 0; d < 3; d++)
         s[i][d] = s[0][d] + 0.5 * (s[i][d] - s[0][d]);
-      f[i] = loss(pb, s[i]);
+      f[i] = loss(pb, s[i], INFINITY);
       evals++;
     }
   }
@@ -367,7 +435,8 @@ bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
   bt->default_hold_ms = pb.hold0 * 1e3;
   bt->concurrency = m.s50_s * sqrt(1.0 + m.cs2) / m.hold_s;
   compare(bt, &m, &st->load, qi, pb.p, scale);
-  curve(bt, &m, &st->load, pb.p, scale);
+  if (ctx->o->backtest_curve)
+    curve(bt, &m, &st->load, pb.p, scale);
   double rate =
       st->m[RS_METRIC_REQUEST_RATE].count ? st->m[RS_METRIC_REQUEST_RATE].mean / scale : 0;
   contradictions(ctx, d, bt, rate);

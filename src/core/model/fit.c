@@ -303,10 +303,31 @@ static bool fit_service(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, pl
   return true;
 }
 
+/* ---- the latency of one queue, computed once per fit ---- */
+
+/* Shapes that carry the same device (g4dn.xlarge to g4dn.16xlarge each hold
+ * one T4) present the same queue at each replica count, and the response
+ * quantile is most of a fit's cost. The memo keeps the quantiles of a fit
+ * by their inputs, compared bit for bit, so a hit returns exactly the bytes
+ * a fresh computation would. */
+#define MEMO_SLOTS 64
+#define MEMO_KEY 7
+
+struct rs_fit_memo {
+  double key[MEMO_SLOTS][MEMO_KEY];
+  double ms[MEMO_SLOTS];
+  size_t n, next; /* slots filled; the one to overwrite when full */
+};
+
+static void memo_key(double key[MEMO_KEY], const rs_queue *q, const plan *pl, double p) {
+  key[0] = (double)q->servers, key[1] = q->arrival_rps, key[2] = q->service_s;
+  key[3] = q->ca2, key[4] = q->cs2, key[5] = pl->service_q_ms, key[6] = p;
+}
+
 /* A request's latency at quantile p through queue q: the quantile of service
  * plus wait (not the sum of their quantiles). The service time is lognormal
  * with the plan's quantile and cs2; without traffic it is the whole answer. */
-static double response_q_ms(const rs_queue *q, const plan *pl, double p) {
+static double response_q_ms_fresh(const rs_queue *q, const plan *pl, double p) {
   if (!(q->arrival_rps > 0))
     return pl->service_q_ms;
   double sigma = sqrt(log1p(pl->cs2));
@@ -317,9 +338,42 @@ static double response_q_ms(const rs_queue *q, const plan *pl, double p) {
   return r * 1e3;
 }
 
-/* Evaluates the constraints at `replicas`; the first failing one, or NONE. */
+static double response_q_ms(rs_fit_ctx *ctx, const rs_queue *q, const plan *pl, double p) {
+  struct rs_fit_memo *m = ctx->memo;
+  double key[MEMO_KEY];
+  if (m == NULL || !(q->arrival_rps > 0) || q->cs2 != pl->cs2)
+    return response_q_ms_fresh(q, pl, p);
+  memo_key(key, q, pl, p);
+  for (size_t i = 0; i < m->n; i++)
+    if (memcmp(m->key[i], key, sizeof(key)) == 0)
+      return m->ms[i];
+  size_t at = m->n < MEMO_SLOTS ? m->n++ : m->next;
+  if (at == m->next)
+    m->next = (m->next + 1) % MEMO_SLOTS;
+  memcpy(m->key[at], key, sizeof(key));
+  return m->ms[at] = response_q_ms_fresh(q, pl, p);
+}
+
+/* Whether the latency at quantile p through q is surely above slo_ms: the
+ * chance of a response slower than the SLO is more than 1% (relative) over
+ * 1 - p. One evaluation of the tail where the quantile takes a root search
+ * of a dozen; the margin keeps the answer the quantile's own (ln P(R > t)
+ * would have to fall by 0.01 within the search's 1e-10 tolerance in ln t).
+ * NaN (bad input) and no traffic: not surely. */
+static bool surely_late(const rs_queue *q, const plan *pl, double p, double slo_ms) {
+  if (!(q->arrival_rps > 0))
+    return false;
+  double sigma = sqrt(log1p(pl->cs2));
+  double s50_s = pl->service_q_ms / 1e3 / exp(sigma * rs_normal_quantile(p));
+  return rs_queue_response_tail(q, s50_s, pl->cs2, slo_ms / 1e3) > (1.0 - p) * 1.01;
+}
+
+/* Evaluates the constraints at `replicas`; the first failing one, or NONE.
+ * A count that is not the last one tried (`shown` false) and fails on
+ * utilization or surely on latency returns before the latency is computed:
+ * the next count overwrites every figure, so none of its own is shown. */
 static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, const plan *pl,
-                              unsigned replicas) {
+                              unsigned replicas, bool shown) {
   const rs_instance *in = c->inst;
   double lambda = d->design_peak, mu_cap = ctx->o->max_util;
   c->replicas = replicas;
@@ -328,7 +382,13 @@ static rs_constraint evaluate(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate 
   rs_queue_result res = rs_queue_eval(&q);
   c->util = lambda * pl->service_s / (double)c->servers;
   c->p_wait = lambda > 0 ? res.p_wait : 0.0;
-  c->latency_q_ms = response_q_ms(&q, pl, d->slo_quantile);
+  if (!shown && !d->capacity_only) {
+    if (!(c->util <= mu_cap))
+      return RS_CONSTRAINT_UTILIZATION;
+    if (surely_late(&q, pl, d->slo_quantile, d->slo_ms))
+      return RS_CONSTRAINT_LATENCY;
+  }
+  c->latency_q_ms = response_q_ms(ctx, &q, pl, d->slo_quantile);
   c->wait_q_ms = fmax(c->latency_q_ms - pl->service_q_ms, 0.0);
   if (d->capacity_only) {
     /* no request rate, no queue to model: the service latency alone, if measured */
@@ -589,7 +649,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                                 pl.service_q_ms, d->slo_quantile * 100.0, d->slo_ms),
                   pl.service_q_ms / d->slo_ms);
     if (fixed) {
-      evaluate(ctx, d, c, &pl, fixed);
+      evaluate(ctx, d, c, &pl, fixed, true);
       price(res, c);
     }
     keep_reasons(ctx, c, &r);
@@ -602,7 +662,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     double need =
         d->design_peak * pl.service_s / ((double)c->servers_per_replica * ctx->o->max_util);
     if (need > (double)last) {
-      evaluate(ctx, d, c, &pl, last);
+      evaluate(ctx, d, c, &pl, last, true);
       rs_fit_reject(c, RS_CONSTRAINT_UTILIZATION,
                     rs_fit_printf(ctx,
                                   "needs %.0f replicas for %.0f%% utilization at %.1f req/s > "
@@ -616,7 +676,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   }
   rs_constraint k = RS_CONSTRAINT_NONE;
   for (unsigned n = first; n <= last; n++) {
-    k = evaluate(ctx, d, c, &pl, n);
+    k = evaluate(ctx, d, c, &pl, n, n == last);
     if (k == RS_CONSTRAINT_NONE)
       break;
   }
@@ -714,7 +774,14 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
                  rs_price_basis basis, const rs_overlay *overlay, const rs_fit_options *opts,
                  rs_error *err) {
   rs_fit_options defaults;
-  rs_fit_ctx ctx = {arena, sum, sum->profile, cat, opts, false, {0}};
+  struct rs_fit_memo memo = {.n = 0};
+  rs_fit_ctx ctx = {.arena = arena,
+                    .sum = sum,
+                    .profile = sum->profile,
+                    .cat = cat,
+                    .o = opts,
+                    .nomem = false,
+                    .memo = &memo};
   rs_status st;
   *out = NULL;
   if (opts != NULL && opts->projection != NULL)

@@ -18,6 +18,8 @@ typedef struct rs_fit_ctx {
   const rs_fit_options *o;
   bool nomem;         /* an allocation failed: the run ends with RS_NOMEM */
   rs_proj_model proj; /* the projection, fitted to the catalog's calibration once per fit */
+  /* Response quantiles already computed in this fit (fit.c); NULL: none kept. */
+  struct rs_fit_memo *memo;
 } rs_fit_ctx;
 
 /* printf into the arena; NULL (and ctx->nomem) when out of memory. */
