@@ -2,7 +2,8 @@
  * instances, as behind one model gateway (audit.h, docs/model.md).
  *
  * For each candidate shape T, the endpoints that fit T on their own with one
- * device's worth of load are packed first-fit decreasing onto T's devices. A
+ * device's worth of load are packed onto T's devices first-fit decreasing
+ * and by a bounded minimum-bin-slack search, the packing saving more kept. A
  * device takes an endpoint only if, with it, every endpoint on the device
  * still has its memory with headroom, the device stays under the
  * utilization ceiling, every endpoint's latency at its SLO quantile stays
@@ -25,6 +26,11 @@
 #define GREEDY_MAX 256  /* shareable endpoints up to which the round-by-round greedy runs too */
 #define REJECT_MAX 64   /* items in a row a device refuses on latency before it is closed */
 #define FILL_PROBES 256 /* devices tried per endpoint when filling gaps */
+/* Ways to pack a shape, each tried, the best kept: 0 first fit decreasing,
+ * 1 minimum bin slack (pack_mbs). */
+#define STRATEGIES 2
+#define MBS_CHECKS 48   /* latency checks one device's search may spend */
+#define MBS_PROBES 4096 /* items one device's search may look at */
 
 /* The cost an endpoint has when sized on its own. */
 static double alone(const rs_audit_row *r) { return r->after_month; }
@@ -36,14 +42,17 @@ typedef struct item {
   double s50_s; /* median of the endpoint's own (lognormal) service latency */
   double mem, host_cpu, host_mem;
   double size; /* for the decreasing order */
+  size_t kind; /* the first item (in plan order) whose latency figures are the same */
 } item;
 
 typedef struct device {
-  double mem, util;      /* bytes incl. headroom; busy fraction */
-  double lambda, h1, h2; /* sums of lambda, lambda x hold, lambda x E[hold^2] */
-  size_t first, last;    /* its items, linked through plan.next */
+  double mem, util;             /* bytes incl. headroom; busy fraction */
+  double lambda, h1, h2;        /* sums of lambda, lambda x hold, lambda x E[hold^2] */
+  size_t first, last;           /* its items, linked through plan.next */
+  size_t first_kind, last_kind; /* one item per kind on it, linked through plan.next_kind */
   size_t n;
-  unsigned rejects; /* items refused in a row */
+  unsigned rejects;          /* items refused in a row */
+  size_t refused, refused_n; /* the twin it last refused on latency, and its n then */
 } device;
 
 /* The constraints of one shape. */
@@ -58,14 +67,16 @@ typedef struct plan {
   shape_caps caps;
   item *items; /* sorted largest first */
   size_t nitems;
-  size_t *next;   /* per item: the next item on its device; NONE last */
-  size_t *placed; /* per item: its device; NONE when not placed */
+  size_t *next;      /* per item: the next item on its device; NONE last */
+  size_t *next_kind; /* per item heading its kind on a device: the next kind's */
+  size_t *twin;      /* per item: the first of the items before it with all the same figures */
   device *devices;
   size_t ndevices, cap;
   double *inst_cpu, *inst_mem;
   unsigned *inst_count;
-  bool *kept;    /* per instance: chosen for the result */
-  double saving; /* of the instances worth keeping */
+  bool *kept;        /* per instance: chosen for the result */
+  unsigned strategy; /* how pack orders the items and picks a device (STRATEGIES) */
+  double saving;     /* of the instances worth keeping */
 } plan;
 
 static size_t instances_of(const plan *pl) {
@@ -110,6 +121,7 @@ static void item_of(item *it, const rs_audit *a, size_t row, const rs_audit_shar
   it->host_cpu = r->host_cpu;
   it->host_mem = sh->host_mem;
   it->size = sh->size;
+  it->kind = NONE;
 }
 
 /* One FCFS server carrying these sums: the mix of the endpoints' hold times
@@ -139,9 +151,12 @@ static bool meets_slo(const rs_queue *qu, const item *it) {
   return tail <= 1.0 - it->q;
 }
 
-/* Would the device meet every constraint of every endpoint with it added? */
-static bool device_fits(const device *dv, const item *items, const size_t *next, const item *it,
-                        double dev_mem, double max_util) {
+/* Would the device meet every constraint of every endpoint with it added?
+ * The SLO check of an endpoint depends on the shared queue and on its own
+ * latency figures alone, so endpoints of one kind (the same figures) are
+ * checked once: the device keeps one of each kind. */
+static bool device_fits(const device *dv, const item *items, const size_t *next_kind,
+                        const item *it, double dev_mem, double max_util) {
   if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
       dv->util + it->lambda * it->busy > max_util)
     return false;
@@ -149,8 +164,12 @@ static bool device_fits(const device *dv, const item *items, const size_t *next,
   double h2 = dv->h2 + it->lambda * it->hold * it->hold * (1.0 + it->cs2);
   bool queue = lambda > 0 && h1 > 0; /* else no wait: the service latency alone */
   rs_queue qu = queue ? shared_queue(lambda, h1, h2) : (rs_queue){1, 0, 1, 1, 1};
-  for (size_t j = dv->n ? dv->first : NONE;; j = next[j]) {
+  bool seen = false; /* its kind is on the device already */
+  for (size_t j = dv->n ? dv->first_kind : NONE;; j = next_kind[j]) {
     const item *e = j != NONE ? &items[j] : it;
+    if (j == NONE && seen)
+      break;
+    seen = seen || (j != NONE && e->kind == it->kind);
     if (queue ? !meets_slo(&qu, e) : !(e->service_q_ms <= e->slo_ms))
       return false;
     if (j == NONE)
@@ -161,13 +180,24 @@ static bool device_fits(const device *dv, const item *items, const size_t *next,
 
 /* Whether the endpoint fits an empty device and host of the shape. */
 static bool fits_alone(const item *it, const shape_caps *k) {
-  device empty = {.first = NONE, .last = NONE};
+  device empty = {.first = NONE, .last = NONE, .first_kind = NONE, .last_kind = NONE};
   return device_fits(&empty, NULL, NULL, it, k->dev_mem, k->max_util) &&
          it->host_cpu <= k->max_util * k->vcpus && it->host_mem <= k->host;
 }
 
-static void device_add(device *dv, size_t *next, const item *items, size_t i) {
+static void device_add(device *dv, size_t *next, size_t *next_kind, const item *items, size_t i) {
   const item *it = &items[i];
+  size_t j = dv->n ? dv->first_kind : NONE;
+  while (j != NONE && items[j].kind != it->kind)
+    j = next_kind[j];
+  if (j == NONE) { /* a new kind on the device */
+    next_kind[i] = NONE;
+    if (dv->n == 0)
+      dv->first_kind = i;
+    else
+      next_kind[dv->last_kind] = i;
+    dv->last_kind = i;
+  }
   next[i] = NONE;
   if (dv->n == 0)
     dv->first = i;
@@ -235,7 +265,8 @@ static int cmp_size(const void *pa, const void *pb) {
 static void plan_free(plan *pl) {
   free(pl->items);
   free(pl->next);
-  free(pl->placed);
+  free(pl->next_kind);
+  free(pl->twin);
   free(pl->devices);
   free(pl->inst_cpu);
   free(pl->inst_mem);
@@ -265,7 +296,8 @@ static bool plan_reserve(plan *pl, size_t need) {
         !grow((void **)&pl->kept, ninst, sizeof(bool)))
       return false;
     for (size_t d = pl->cap; d < cap; d++)
-      pl->devices[d] = (device){.first = NONE, .last = NONE};
+      pl->devices[d] = (device){
+          .first = NONE, .last = NONE, .first_kind = NONE, .last_kind = NONE, .refused = NONE};
     for (size_t i = old_inst; i < ninst; i++) {
       pl->inst_cpu[i] = pl->inst_mem[i] = 0;
       pl->inst_count[i] = 0;
@@ -285,12 +317,43 @@ static bool host_takes(const plan *pl, size_t inst, const item *it) {
 
 static void place(plan *pl, size_t d, size_t i) {
   size_t inst = d / pl->caps.per_instance;
-  device_add(&pl->devices[d], pl->next, pl->items, i);
+  device_add(&pl->devices[d], pl->next, pl->next_kind, pl->items, i);
   pl->devices[d].rejects = 0;
-  pl->placed[i] = d;
   pl->inst_cpu[inst] += pl->items[i].host_cpu;
   pl->inst_mem[inst] += pl->items[i].host_mem;
   pl->inst_count[inst]++;
+}
+
+/* Whether device c of the plan has the room for it (memory, busy time,
+ * endpoints, host): the checks before the queue's. */
+static bool room_for(const plan *pl, size_t c, const item *it) {
+  const device *dv = &pl->devices[c];
+  return dv->mem + it->mem <= pl->caps.dev_mem &&
+         dv->util + it->lambda * it->busy <= pl->caps.max_util &&
+         host_takes(pl, c / pl->caps.per_instance, it);
+}
+
+/* The first open device that takes it (every constraint); NONE when none
+ * does. A device with room that fails the latency check counts a reject. */
+static size_t first_fit(plan *pl, const size_t *open, size_t nopen, size_t i) {
+  const shape_caps *k = &pl->caps;
+  const item *it = &pl->items[i];
+  for (size_t o = 0; o < nopen; o++) {
+    size_t c = open[o];
+    device *dv = &pl->devices[c];
+    if (!host_takes(pl, c / k->per_instance, it))
+      continue;
+    if (dv->refused == pl->twin[i] && dv->refused_n == dv->n)
+      continue; /* its twin failed the same check on the device as it is */
+    if (device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util))
+      return c;
+    if (dv->mem + it->mem <= k->dev_mem && dv->util + it->lambda * it->busy <= k->max_util) {
+      dv->rejects++;
+      dv->refused = pl->twin[i];
+      dv->refused_n = dv->n;
+    }
+  }
+  return NONE;
 }
 
 /* First-fit decreasing of the plan's items onto devices of its shape. The
@@ -322,18 +385,7 @@ static bool pack(plan *pl) {
   const shape_caps *k = &pl->caps;
   for (size_t i = 0; ok && i < n; i++) {
     const item *it = &pl->items[i];
-    size_t d = NONE;
-    for (size_t o = 0; o < nopen; o++) {
-      size_t c = open[o];
-      if (host_takes(pl, c / k->per_instance, it) &&
-          device_fits(&pl->devices[c], pl->items, pl->next, it, k->dev_mem, k->max_util)) {
-        d = c;
-        break;
-      }
-      if (pl->devices[c].mem + it->mem <= k->dev_mem &&
-          pl->devices[c].util + it->lambda * it->busy <= k->max_util)
-        pl->devices[c].rejects++;
-    }
+    size_t d = first_fit(pl, open, nopen, i);
     if (d == NONE) {
       /* a fresh device, on a fresh instance when this one's host is full */
       d = pl->ndevices;
@@ -372,6 +424,125 @@ static bool pack(plan *pl) {
   return ok;
 }
 
+/* Minimum bin slack (Gupta and Ho 1999; Fleszar and Hindi 2002), bounded:
+ * devices are filled one at a time, each with the largest item left and
+ * then the set of items left that fills it most (device memory plus busy
+ * time, as shares), found by a depth-first search over the items left in
+ * decreasing order that stops after MBS_CHECKS latency checks or
+ * MBS_PROBES items looked at, so a device costs a bounded amount of work.
+ * Items with the same figures are tried once per level. */
+typedef struct mbs {
+  plan *pl;
+  size_t d;
+  size_t *up;   /* per item: an index at or before the next item left (path halving) */
+  size_t *same; /* per item: the first later item whose figures differ */
+  size_t *cur, ncur, *best, nbest;
+  double best_fill;
+  unsigned checks;
+  size_t probes;
+} mbs;
+
+/* The first item left at or after i (n when none). */
+static size_t left_from(mbs *m, size_t i) {
+  size_t n = m->pl->nitems;
+  while (i < n && m->up[i] != i) {
+    m->up[i] = m->up[i] < n ? m->up[m->up[i]] : n;
+    i = m->up[i];
+  }
+  return i;
+}
+
+static double fill_of(const device *dv, const shape_caps *k) {
+  return dv->mem / k->dev_mem + dv->util / k->max_util;
+}
+
+typedef struct saved {
+  device dv;
+  double cpu, mem;
+  unsigned count;
+} saved;
+
+static void mbs_search(mbs *m, size_t from) {
+  plan *pl = m->pl;
+  const shape_caps *k = &pl->caps;
+  size_t inst = m->d / k->per_instance;
+  for (size_t j = left_from(m, from); j < pl->nitems; j = left_from(m, m->same[j])) {
+    if (m->probes == 0 || m->checks == 0)
+      return;
+    m->probes--;
+    const item *it = &pl->items[j];
+    device *dv = &pl->devices[m->d];
+    if (!room_for(pl, m->d, it))
+      continue;
+    m->checks--;
+    if (!device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util))
+      continue;
+    saved sv = {*dv, pl->inst_cpu[inst], pl->inst_mem[inst], pl->inst_count[inst]};
+    place(pl, m->d, j);
+    m->cur[m->ncur++] = j;
+    double f = fill_of(dv, k);
+    if (f > m->best_fill + 1e-12) {
+      m->best_fill = f;
+      memcpy(m->best, m->cur, m->ncur * sizeof(*m->cur));
+      m->nbest = m->ncur;
+    }
+    mbs_search(m, j + 1);
+    /* take j off again: the device and its host as they were */
+    m->ncur--;
+    *dv = sv.dv;
+    if (dv->n) {
+      pl->next[dv->last] = NONE;
+      pl->next_kind[dv->last_kind] = NONE;
+    }
+    pl->inst_cpu[inst] = sv.cpu;
+    pl->inst_mem[inst] = sv.mem;
+    pl->inst_count[inst] = sv.count;
+  }
+}
+
+static bool pack_mbs(plan *pl) {
+  size_t n = pl->nitems;
+  const shape_caps *k = &pl->caps;
+  mbs m = {.pl = pl,
+           .up = rs_malloc_array(n + 1, sizeof(size_t)),
+           .same = rs_malloc_array(n, sizeof(size_t)),
+           .cur = rs_malloc_array(PER_DEVICE + 1, sizeof(size_t)),
+           .best = rs_malloc_array(PER_DEVICE + 1, sizeof(size_t))};
+  bool ok = m.up && m.same && m.cur && m.best;
+  for (size_t i = 0; ok && i <= n; i++)
+    m.up[i] = i;
+  for (size_t i = n; ok && i-- > 0;) {
+    bool same = i + 1 < n && pl->twin[i + 1] == pl->twin[i];
+    m.same[i] = same ? m.same[i + 1] : i + 1;
+  }
+  for (size_t first = ok ? left_from(&m, 0) : n; ok && first < n; first = left_from(&m, 0)) {
+    const item *it = &pl->items[first];
+    size_t d = pl->ndevices, inst = d / k->per_instance;
+    if (d % k->per_instance != 0 && !host_takes(pl, inst, it))
+      d = (inst + 1) * k->per_instance; /* a fresh instance */
+    if (!(ok = plan_reserve(pl, d + 1)))
+      break;
+    pl->ndevices = d + 1;
+    place(pl, d, first);
+    m.up[first] = first + 1;
+    m.d = d;
+    m.ncur = m.nbest = 0;
+    m.best_fill = fill_of(&pl->devices[d], k);
+    m.checks = MBS_CHECKS;
+    m.probes = MBS_PROBES;
+    mbs_search(&m, first + 1);
+    for (size_t b = 0; b < m.nbest; b++) {
+      place(pl, d, m.best[b]);
+      m.up[m.best[b]] = m.best[b] + 1;
+    }
+  }
+  free(m.up);
+  free(m.same);
+  free(m.cur);
+  free(m.best);
+  return ok;
+}
+
 /* Sums the plan's instances: each worth keeping (two endpoints or more,
  * cheaper than they are sized one by one) is marked, and the plan's saving
  * is what they save together. */
@@ -394,28 +565,108 @@ static void evaluate(plan *pl, const rs_audit *a) {
   }
 }
 
-/* The plan of shape (index s) over the rows not taken that may share it
- * (list, in row order), packed and evaluated. */
-static bool plan_build(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
-                       const rs_audit_share *const *shares, size_t nlist, const bool *taken,
-                       double max_util, unsigned max_per_instance) {
+/* The latency figures of an item, which alone (with the shared queue)
+ * decide its SLO check. */
+static void kind_key(double key[5], const item *it) {
+  key[0] = it->s50_s;
+  key[1] = it->cs2;
+  key[2] = it->slo_ms;
+  key[3] = it->q;
+  key[4] = it->service_q_ms;
+}
+
+typedef struct keyed {
+  double key[5];
+  size_t i;
+} keyed;
+
+static int cmp_keyed(const void *pa, const void *pb) {
+  const keyed *a = pa, *b = pb;
+  int c = memcmp(a->key, b->key, sizeof(a->key));
+  return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+/* Each item's kind: the first item (in plan order) whose latency figures are
+ * the same bits. */
+static bool kinds_of(plan *pl) {
+  size_t n = pl->nitems;
+  keyed *v = rs_malloc_array(n, sizeof(*v));
+  if (v == NULL)
+    return false;
+  for (size_t i = 0; i < n; i++) {
+    kind_key(v[i].key, &pl->items[i]);
+    v[i].i = i;
+  }
+  qsort(v, n, sizeof(*v), cmp_keyed);
+  for (size_t i = 0; i < n; i++)
+    pl->items[v[i].i].kind = i > 0 && memcmp(v[i].key, v[i - 1].key, sizeof(v[i].key)) == 0
+                                 ? pl->items[v[i - 1].i].kind
+                                 : v[i].i;
+  free(v);
+  return true;
+}
+
+/* Whether two items have every figure packing reads the same. */
+static bool twins(const item *a, const item *b) {
+  return a->kind == b->kind && a->mem == b->mem && a->lambda == b->lambda && a->busy == b->busy &&
+         a->hold == b->hold && a->host_cpu == b->host_cpu && a->host_mem == b->host_mem;
+}
+
+/* The plan of shape over the rows not taken that may share it (list, in
+ * row order), packed one way (STRATEGIES) and evaluated. */
+static bool plan_build_as(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
+                          const rs_audit_share *const *shares, size_t nlist, const bool *taken,
+                          double max_util, unsigned max_per_instance, unsigned strategy) {
   memset(pl, 0, sizeof(*pl));
   pl->shape = shape;
   pl->caps = caps_of(shape, max_util, max_per_instance);
+  pl->strategy = strategy;
   pl->items = rs_malloc_array(nlist ? nlist : 1, sizeof(*pl->items));
   if (pl->items == NULL)
     return false;
   for (size_t j = 0; j < nlist; j++)
-    if (!taken[list[j]])
-      item_of(&pl->items[pl->nitems++], a, list[j], shares[j]);
+    if (!taken[list[j]]) {
+      item *it = &pl->items[pl->nitems++];
+      item_of(it, a, list[j], shares[j]);
+    }
   if (pl->nitems < 2)
     return true; /* nothing to share: saving 0 */
   qsort(pl->items, pl->nitems, sizeof(*pl->items), cmp_size);
   pl->next = rs_malloc_array(pl->nitems, sizeof(size_t));
-  pl->placed = rs_malloc_array(pl->nitems, sizeof(size_t));
-  if (pl->next == NULL || pl->placed == NULL || !plan_reserve(pl, 1) || !pack(pl))
+  pl->next_kind = rs_malloc_array(pl->nitems, sizeof(size_t));
+  pl->twin = rs_malloc_array(pl->nitems, sizeof(size_t));
+  if (pl->next == NULL || pl->next_kind == NULL || pl->twin == NULL || !kinds_of(pl))
+    return false;
+  for (size_t i = 0; i < pl->nitems; i++)
+    pl->twin[i] = i > 0 && twins(&pl->items[i - 1], &pl->items[i]) ? pl->twin[i - 1] : i;
+  if (!plan_reserve(pl, 1) || !(strategy == 0 ? pack(pl) : pack_mbs(pl)))
     return false;
   evaluate(pl, a);
+  return true;
+}
+
+/* The plan of shape over the rows not taken that may share it (list, in
+ * row order), packed each way of STRATEGIES and evaluated: the one that
+ * saves the most (on a tie, the earlier way). */
+static bool plan_build(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
+                       const rs_audit_share *const *shares, size_t nlist, const bool *taken,
+                       double max_util, unsigned max_per_instance) {
+  if (!plan_build_as(pl, a, shape, list, shares, nlist, taken, max_util, max_per_instance, 0))
+    return false;
+  for (unsigned s = 1; s < STRATEGIES && pl->nitems >= 2; s++) {
+    plan other;
+    if (!plan_build_as(&other, a, shape, list, shares, nlist, taken, max_util, max_per_instance,
+                       s)) {
+      plan_free(&other);
+      return false;
+    }
+    if (other.saving > pl->saving + 1e-9) {
+      plan_free(pl);
+      *pl = other;
+    } else {
+      plan_free(&other);
+    }
+  }
   return true;
 }
 
@@ -637,7 +888,7 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
               dv->util + it->lambda * it->busy > pl->caps.max_util)
             continue;
           probes++;
-          if (device_fits(dv, pl->items, pl->next, it, pl->caps.dev_mem, pl->caps.max_util)) {
+          if (device_fits(dv, pl->items, pl->next_kind, it, pl->caps.dev_mem, pl->caps.max_util)) {
             d = c;
             break;
           }
@@ -884,6 +1135,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
   c->savings_month = c->baseline_month - c->month;
+  c->above_bound = c->lower_bound ? (double)c->instances / (double)c->lower_bound - 1.0 : 0.0;
   c->fleet_month = a->after_month - c->savings_month;
   a->consolidation = c;
   return RS_OK;
