@@ -11,14 +11,15 @@ shipped sample files), then runs, interleaved, REPEAT times each:
   rightsize audit FLEET --consolidate --threads 1           with the packing
   rightsize audit FLEET --consolidate --threads T
 
-(and, with --baseline BIN, the four audits again with that build, in the
-same rounds) and prints the median wall time of each, the ratio against the
-one-thread audit, each command's peak resident memory and its median CPU
-time (user + system; both its own, from wait4). The outputs of the 1-thread and T-thread runs are compared byte for
+(only the last two with --consolidate-only; with --baseline BIN, the same
+audits again with that build, in the same rounds) and prints the median wall
+time and CPU time (user + system) of each, the ratio of wall times against
+the first audit and each command's peak resident memory (its own, from
+wait4). The outputs of the 1-thread and T-thread runs are compared byte for
 byte (the thread count must not change the report).
 
 Usage: python3 bench/audit.py [--copies N] [--repeat K] [--bin build/rightsize]
-                              [--threads T] [--baseline OTHER/rightsize]
+                              [--threads T] [--baseline OTHER/rightsize] [--consolidate-only]
 10,008 endpoints: --copies 417.
 The machine is shared and noisy: compare medians from the same run only.
 """
@@ -58,7 +59,8 @@ def build_fleet(copies):
 
 
 def run(cmd):
-    """Runs cmd; returns wall seconds, its own peak RSS in KiB (wait4) and stdout."""
+    """Runs cmd; returns wall seconds, CPU seconds (user + system), its own peak RSS in KiB
+    (wait4) and stdout."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t = time.perf_counter()
         p = subprocess.Popen(cmd, stdout=out, stderr=err)
@@ -69,7 +71,7 @@ def run(cmd):
         err.seek(0)
         if p.returncode != 0:
             sys.exit("failed (%d): %s\n%s" % (p.returncode, " ".join(cmd), err.read().decode()))
-        return dt, ru.ru_maxrss, out.read(), ru.ru_utime + ru.ru_stime
+        return dt, ru.ru_utime + ru.ru_stime, ru.ru_maxrss, out.read()
 
 
 def main():
@@ -80,6 +82,8 @@ def main():
     ap.add_argument("--baseline", default=None,
                     help="another rightsize build to run the same audits with, interleaved")
     ap.add_argument("--threads", type=int, default=2, help="the many-thread runs (default 2)")
+    ap.add_argument("--consolidate-only", action="store_true",
+                    help="only the two audits with --consolidate (a fleet of 10,000 takes minutes)")
     a = ap.parse_args()
     fleet = build_fleet(a.copies)
     n = 24 * a.copies
@@ -87,36 +91,40 @@ def main():
     cmds = [("recommend, one profile", [a.bin, "recommend",
                                         os.path.join(ROOT, "profiles", "resnet50-p3.8xlarge.yaml")])]
     for tag, b in bins:
+        if not a.consolidate_only:
+            cmds += [
+                ("%saudit %d, 1 thread" % (tag, n), [b, "audit", fleet, "--threads", "1"]),
+                ("%saudit %d, %d threads" % (tag, n, a.threads),
+                 [b, "audit", fleet, "--threads", str(a.threads)]),
+            ]
         cmds += [
-            ("%saudit %d, 1 thread" % (tag, n), [b, "audit", fleet, "--threads", "1"]),
-            ("%saudit %d, %d threads" % (tag, n, a.threads),
-             [b, "audit", fleet, "--threads", str(a.threads)]),
             ("%saudit %d --consolidate, 1 thread" % (tag, n),
              [b, "audit", fleet, "--consolidate", "--threads", "1"]),
             ("%saudit %d --consolidate, %d threads" % (tag, n, a.threads),
              [b, "audit", fleet, "--consolidate", "--threads", str(a.threads)]),
         ]
+    per = 2 if a.consolidate_only else 4  # audits per build
     times = {name: [] for name, _ in cmds}
-    cpus = {name: [] for name, _ in cmds}  # user + system seconds (wait4): less moved by load
+    cpus = {name: [] for name, _ in cmds}
     rss = {name: 0 for name, _ in cmds}
     outs = {}
     for _ in range(a.repeat):
         for name, cmd in cmds:
-            dt, kib, out, cpu = run(cmd)
+            dt, cpu, kib, out = run(cmd)
             times[name].append(dt)
             cpus[name].append(cpu)
             rss[name] = max(rss[name], kib)
             outs[name] = out
-    same = outs[cmds[1][0]] == outs[cmds[2][0]] and outs[cmds[3][0]] == outs[cmds[4][0]]
+    same = all(outs[cmds[k][0]] == outs[cmds[k + 1][0]] for k in range(1, per + 1, 2))
     base = statistics.median(times[cmds[1][0]])
-    print("%-44s %10s %8s %12s %12s" % ("command", "median s", "ratio", "peak RSS MB",
-                                         "median CPU s"))
+    print("%-44s %10s %10s %8s %12s" % ("command", "median s", "median CPU", "ratio",
+                                          "peak RSS MB"))
     for name, _ in cmds:
         m = statistics.median(times[name])
-        print("%-44s %10.3f %8.2f %12.1f %12.3f" % (name, m, m / base, rss[name] / 1024.0,
-                                                   statistics.median(cpus[name])))
+        print("%-44s %10.3f %10.3f %8.2f %12.1f" % (name, m, statistics.median(cpus[name]),
+                                                     m / base, rss[name] / 1024.0))
     for tag, _ in bins[1:]:
-        for k in range(1, 5):
+        for k in range(1, per + 1):
             mine, theirs = cmds[k][0], tag + cmds[k][0]
             print("%-44s %10.2fx wall, %5.2fx CPU" % (
                 "speed-up of " + mine, statistics.median(times[theirs]) /
@@ -124,7 +132,7 @@ def main():
                 statistics.median(cpus[mine])))
     print("CPUs: %d; 1-thread and %d-thread reports identical: %s" % (os.cpu_count(), a.threads,
                                                                       same))
-    for line in outs[cmds[3][0]].decode().splitlines():
+    for line in outs[cmds[per - 1][0]].decode().splitlines():
         if "instances for" in line or "lower bound" in line:
             print("packing: " + line.strip())
     if not same:

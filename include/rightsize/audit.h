@@ -125,6 +125,7 @@ typedef struct rs_consolidation {
   double fleet_month;    /* the fleet's after_month with the packed endpoints shared */
   size_t instances;      /* shared instances, all shapes */
   size_t lower_bound;    /* the packings' lower bounds, summed */
+  double above_bound;    /* instances / lower_bound - 1: how far the packing is from the bound */
 } rs_consolidation;
 
 typedef struct rs_audit {
@@ -186,7 +187,8 @@ rs_status rs_audit_row_shares(rs_audit_row *row, rs_arena *arena, const rs_fit_r
 
 /* Packs the audited rows whose models may share hardware (consolidate.c;
  * the rows must come from rs_audit_run with opts->consolidate): first-fit
- * decreasing over devices of each candidate shape, every endpoint's memory
+ * decreasing and a bounded minimum-bin-slack search over devices of each
+ * candidate shape, the one saving more kept, every endpoint's memory
  * with headroom, utilization ceiling, SLO and the host's CPU and memory
  * checked on its shared device; instances that would cost more than their
  * endpoints sized one by one are dissolved, so the result is never more

@@ -2,7 +2,8 @@
  * instances, as behind one model gateway (audit.h, docs/model.md).
  *
  * For each candidate shape T, the endpoints that fit T on their own with one
- * device's worth of load are packed first-fit decreasing onto T's devices. A
+ * device's worth of load are packed onto T's devices first-fit decreasing
+ * and by a bounded minimum-bin-slack search, the packing saving more kept. A
  * device takes an endpoint only if, with it, every endpoint on the device
  * still has its memory with headroom, the device stays under the
  * utilization ceiling, every endpoint's latency at its SLO quantile stays
@@ -17,436 +18,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "consolidate_pack.h"
 #include "rightsize/audit.h"
-#include "queue.h"
 
-#define PER_DEVICE 64 /* endpoints one device may take */
-#define NONE SIZE_MAX
 #define GREEDY_MAX 256  /* shareable endpoints up to which the round-by-round greedy runs too */
-#define REJECT_MAX 64   /* items in a row a device refuses on latency before it is closed */
 #define FILL_PROBES 256 /* devices tried per endpoint when filling gaps */
 
-/* The cost an endpoint has when sized on its own. */
-static double alone(const rs_audit_row *r) { return r->after_month; }
-
-/* What one endpoint brings to a device of one shape. */
-typedef struct item {
-  size_t row;
-  double lambda, busy, hold, cs2, service_q_ms, slo_ms, q;
-  double s50_s; /* median of the endpoint's own (lognormal) service latency */
-  double mem, host_cpu, host_mem;
-  double size; /* for the decreasing order */
-} item;
-
-typedef struct device {
-  double mem, util;      /* bytes incl. headroom; busy fraction */
-  double lambda, h1, h2; /* sums of lambda, lambda x hold, lambda x E[hold^2] */
-  size_t first, last;    /* its items, linked through plan.next */
-  size_t n;
-  unsigned rejects; /* items refused in a row */
-} device;
-
-/* The constraints of one shape. */
-typedef struct shape_caps {
-  double dev_mem, max_util, vcpus, host;
-  unsigned per_instance, max_per_instance;
-} shape_caps;
-
-/* One shape's items, packed. */
-typedef struct plan {
-  const rs_instance *shape;
-  shape_caps caps;
-  item *items; /* sorted largest first */
-  size_t nitems;
-  size_t *next;   /* per item: the next item on its device; NONE last */
-  size_t *placed; /* per item: its device; NONE when not placed */
-  device *devices;
-  size_t ndevices, cap;
-  double *inst_cpu, *inst_mem;
-  unsigned *inst_count;
-  bool *kept;    /* per instance: chosen for the result */
-  double saving; /* of the instances worth keeping */
-} plan;
-
-static size_t instances_of(const plan *pl) {
-  return (pl->ndevices + pl->caps.per_instance - 1) / pl->caps.per_instance;
-}
-
-/* The share a row keeps for shape, from its fit on it (NULL: it cannot share it). */
-static bool share_of(rs_audit_share *sh, const rs_audit_row *r, const rs_candidate *c,
-                     const rs_demand *d, double max_util) {
-  const rs_instance *shape = c->inst;
-  if (shape->accelerator == NULL || isnan(shape->price_usd_per_hour) ||
-      !(shape->accelerator_count >= 1) || c->devices_per_server != 1)
-    return false;
-  double dev_mem = shape->accelerator_memory_bytes;
-  sh->inst = shape;
-  sh->busy_s = c->service_s;
-  sh->hold_s = c->queue_s;
-  sh->cs2 = c->cs2;
-  sh->service_q_ms = c->service_q_ms;
-  sh->s50_s =
-      c->service_q_ms / 1e3 / exp(sqrt(log1p(c->cs2)) * rs_normal_quantile(r->slo_quantile));
-  sh->host_mem = isnan(c->host_mem_need) ? 0 : c->host_mem_need;
-  /* one device must carry the whole endpoint */
-  if (!(d->design_peak * sh->busy_s <= max_util) || !(r->mem <= dev_mem))
-    return false;
-  sh->size = fmax(r->mem / dev_mem, d->design_peak * sh->busy_s / max_util);
-  return true;
-}
-
-static void item_of(item *it, const rs_audit *a, size_t row, const rs_audit_share *sh) {
-  const rs_audit_row *r = &a->rows[row];
-  it->row = row;
-  it->lambda = r->design_peak;
-  it->busy = sh->busy_s;
-  it->hold = sh->hold_s;
-  it->cs2 = sh->cs2;
-  it->service_q_ms = sh->service_q_ms;
-  it->slo_ms = r->slo_ms;
-  it->q = r->slo_quantile;
-  it->s50_s = sh->s50_s;
-  it->mem = r->mem;
-  it->host_cpu = r->host_cpu;
-  it->host_mem = sh->host_mem;
-  it->size = sh->size;
-}
-
-/* One FCFS server carrying these sums: the mix of the endpoints' hold times
- * as one M/G/1 queue (Allen-Cunneen mean, the hold mix's own cs2). */
-static rs_queue shared_queue(double lambda, double h1, double h2) {
-  double mean = h1 / lambda, second = h2 / lambda;
-  rs_queue qu = {1, lambda, mean, 1.0, fmax(second / (mean * mean) - 1.0, 0.0)};
-  return qu;
-}
-
-/* The endpoint's latency at its SLO quantile on such a server: its own
- * service time plus the shared wait, the quantile of the sum. */
-static double latency_ms(double lambda, double h1, double h2, const item *it) {
-  if (!(lambda > 0) || !(h1 > 0))
-    return it->service_q_ms;
-  rs_queue qu = shared_queue(lambda, h1, h2);
-  double r = rs_queue_response_quantile(&qu, it->s50_s, it->cs2, it->q);
-  return isnan(r) ? it->service_q_ms + rs_queue_wait_quantile(&qu, it->q) * 1e3 : r * 1e3;
-}
-
-/* Whether the endpoint meets its SLO on such a server: P(R > SLO) <= 1 - q,
- * one evaluation of the tail instead of a quantile search. */
-static bool meets_slo(const rs_queue *qu, const item *it) {
-  double tail = rs_queue_response_tail(qu, it->s50_s, it->cs2, it->slo_ms / 1e3);
-  if (isnan(tail)) /* no service latency to combine: the wait alone, as before */
-    return it->service_q_ms + rs_queue_wait_quantile(qu, it->q) * 1e3 <= it->slo_ms;
-  return tail <= 1.0 - it->q;
-}
-
-/* Would the device meet every constraint of every endpoint with it added? */
-static bool device_fits(const device *dv, const item *items, const size_t *next, const item *it,
-                        double dev_mem, double max_util) {
-  if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
-      dv->util + it->lambda * it->busy > max_util)
-    return false;
-  double lambda = dv->lambda + it->lambda, h1 = dv->h1 + it->lambda * it->hold;
-  double h2 = dv->h2 + it->lambda * it->hold * it->hold * (1.0 + it->cs2);
-  bool queue = lambda > 0 && h1 > 0; /* else no wait: the service latency alone */
-  rs_queue qu = queue ? shared_queue(lambda, h1, h2) : (rs_queue){1, 0, 1, 1, 1};
-  for (size_t j = dv->n ? dv->first : NONE;; j = next[j]) {
-    const item *e = j != NONE ? &items[j] : it;
-    if (queue ? !meets_slo(&qu, e) : !(e->service_q_ms <= e->slo_ms))
-      return false;
-    if (j == NONE)
-      break;
-  }
-  return true;
-}
-
-/* Whether the endpoint fits an empty device and host of the shape. */
-static bool fits_alone(const item *it, const shape_caps *k) {
-  device empty = {.first = NONE, .last = NONE};
-  return device_fits(&empty, NULL, NULL, it, k->dev_mem, k->max_util) &&
-         it->host_cpu <= k->max_util * k->vcpus && it->host_mem <= k->host;
-}
-
-static void device_add(device *dv, size_t *next, const item *items, size_t i) {
-  const item *it = &items[i];
-  next[i] = NONE;
-  if (dv->n == 0)
-    dv->first = i;
-  else
-    next[dv->last] = i;
-  dv->last = i;
-  dv->n++;
-  dv->mem += it->mem;
-  dv->util += it->lambda * it->busy;
-  dv->lambda += it->lambda;
-  dv->h1 += it->lambda * it->hold;
-  dv->h2 += it->lambda * it->hold * it->hold * (1.0 + it->cs2);
-}
-
-static shape_caps caps_of(const rs_instance *shape, double max_util, unsigned max_per_instance) {
-  shape_caps k = {shape->accelerator_memory_bytes,
-                  max_util,
-                  isnan(shape->vcpus) ? INFINITY : shape->vcpus,
-                  isnan(shape->memory_bytes) ? INFINITY : shape->memory_bytes,
-                  (unsigned)shape->accelerator_count,
-                  max_per_instance};
-  return k;
-}
-
-rs_status rs_audit_row_shares(rs_audit_row *row, rs_arena *arena, const rs_fit_result *fit,
-                              double max_util) {
-  const rs_demand *d = &fit->demand;
-  row->design_peak = d->design_peak;
-  row->slo_ms = d->slo_ms;
-  row->slo_quantile = d->slo_quantile;
-  row->mem = d->mem_need_head;
-  row->host_cpu = d->cpu_known ? d->cpu_base_vcpus + d->design_peak * d->cpu_vcpu_s_per_req : 0;
-  row->shares = NULL;
-  row->nshares = 0;
-  if (fit->nfitting == 0)
-    return RS_OK;
-  rs_audit_share *v = rs_arena_alloc_array(arena, fit->nfitting, sizeof(*v));
-  if (v == NULL)
-    return RS_NOMEM;
-  for (size_t i = 0; i < fit->nfitting; i++) {
-    rs_audit_share *sh = &v[row->nshares];
-    bool first = true; /* a shape's first fit is the one to share (as fitting[] ranks them) */
-    for (size_t j = 0; j < i && first; j++)
-      first = fit->fitting[j].inst != fit->fitting[i].inst;
-    if (!first || !share_of(sh, row, &fit->fitting[i], d, max_util))
-      continue;
-    item it;
-    rs_audit a1 = {.rows = row, .nrows = 1};
-    item_of(&it, &a1, 0, sh);
-    shape_caps k = caps_of(sh->inst, max_util, UINT_MAX);
-    if (fits_alone(&it, &k))
-      row->nshares++;
-  }
-  row->shares = v;
-  return RS_OK;
-}
-
-static int cmp_size(const void *pa, const void *pb) {
-  const item *a = pa, *b = pb;
-  if (a->size != b->size)
-    return a->size > b->size ? -1 : 1;
-  return a->row < b->row ? -1 : a->row > b->row;
-}
-
-static void plan_free(plan *pl) {
-  free(pl->items);
-  free(pl->next);
-  free(pl->placed);
-  free(pl->devices);
-  free(pl->inst_cpu);
-  free(pl->inst_mem);
-  free(pl->inst_count);
-  free(pl->kept);
-  memset(pl, 0, sizeof(*pl));
-}
-
-/* *p reallocated to n elements of size; false (and *p kept) when it fails. */
-static bool grow(void **p, size_t n, size_t size) {
-  void *v = rs_realloc_array(*p, n, size);
-  if (v != NULL)
-    *p = v;
-  return v != NULL;
-}
-
-/* Room for devices up to index need - 1 (and their instances). */
-static bool plan_reserve(plan *pl, size_t need) {
-  size_t per = pl->caps.per_instance;
-  while (pl->cap < need) {
-    size_t cap = pl->cap ? 2 * pl->cap : 16 * (size_t)per;
-    size_t ninst = cap / per + 1, old_inst = pl->cap ? pl->cap / per + 1 : 0;
-    if (!grow((void **)&pl->devices, cap, sizeof(*pl->devices)) ||
-        !grow((void **)&pl->inst_cpu, ninst, sizeof(double)) ||
-        !grow((void **)&pl->inst_mem, ninst, sizeof(double)) ||
-        !grow((void **)&pl->inst_count, ninst, sizeof(unsigned)) ||
-        !grow((void **)&pl->kept, ninst, sizeof(bool)))
-      return false;
-    for (size_t d = pl->cap; d < cap; d++)
-      pl->devices[d] = (device){.first = NONE, .last = NONE};
-    for (size_t i = old_inst; i < ninst; i++) {
-      pl->inst_cpu[i] = pl->inst_mem[i] = 0;
-      pl->inst_count[i] = 0;
-      pl->kept[i] = false;
-    }
-    pl->cap = cap;
-  }
-  return true;
-}
-
-/* Whether instance inst's host takes the item. */
-static bool host_takes(const plan *pl, size_t inst, const item *it) {
-  return pl->inst_count[inst] < pl->caps.max_per_instance &&
-         pl->inst_cpu[inst] + it->host_cpu <= pl->caps.max_util * pl->caps.vcpus &&
-         pl->inst_mem[inst] + it->host_mem <= pl->caps.host;
-}
-
-static void place(plan *pl, size_t d, size_t i) {
-  size_t inst = d / pl->caps.per_instance;
-  device_add(&pl->devices[d], pl->next, pl->items, i);
-  pl->devices[d].rejects = 0;
-  pl->placed[i] = d;
-  pl->inst_cpu[inst] += pl->items[i].host_cpu;
-  pl->inst_mem[inst] += pl->items[i].host_mem;
-  pl->inst_count[inst]++;
-}
-
-/* First-fit decreasing of the plan's items onto devices of its shape. The
- * devices still open are kept in a list: a device leaves it when no item
- * left could fit it (less memory or busy time free than the smallest need
- * among them, its endpoint limit, or its host full), or after REJECT_MAX
- * items in a row failed a latency check on it, so an item tries a few
- * devices, not all of them. */
-static bool pack(plan *pl) {
-  size_t n = pl->nitems;
-  double *min_mem = rs_malloc_array(n + 1, sizeof(double));
-  double *min_busy = rs_malloc_array(n + 1, sizeof(double));
-  double *min_cpu = rs_malloc_array(n + 1, sizeof(double));
-  double *min_hmem = rs_malloc_array(n + 1, sizeof(double));
-  /* every device the items could open, skipped ones included */
-  size_t *open = rs_malloc_array((n + 1) * pl->caps.per_instance, sizeof(size_t));
-  size_t nopen = 0;
-  bool ok = min_mem && min_busy && min_cpu && min_hmem && open;
-  if (ok) {
-    min_mem[n] = min_busy[n] = min_cpu[n] = min_hmem[n] = INFINITY;
-    for (size_t i = n; i-- > 0;) {
-      const item *it = &pl->items[i];
-      min_mem[i] = fmin(min_mem[i + 1], it->mem);
-      min_busy[i] = fmin(min_busy[i + 1], it->lambda * it->busy);
-      min_cpu[i] = fmin(min_cpu[i + 1], it->host_cpu);
-      min_hmem[i] = fmin(min_hmem[i + 1], it->host_mem);
-    }
-  }
-  const shape_caps *k = &pl->caps;
-  for (size_t i = 0; ok && i < n; i++) {
-    const item *it = &pl->items[i];
-    size_t d = NONE;
-    for (size_t o = 0; o < nopen; o++) {
-      size_t c = open[o];
-      if (host_takes(pl, c / k->per_instance, it) &&
-          device_fits(&pl->devices[c], pl->items, pl->next, it, k->dev_mem, k->max_util)) {
-        d = c;
-        break;
-      }
-      if (pl->devices[c].mem + it->mem <= k->dev_mem &&
-          pl->devices[c].util + it->lambda * it->busy <= k->max_util)
-        pl->devices[c].rejects++;
-    }
-    if (d == NONE) {
-      /* a fresh device, on a fresh instance when this one's host is full */
-      d = pl->ndevices;
-      size_t inst = d / k->per_instance;
-      if (d % k->per_instance != 0 && !host_takes(pl, inst, it))
-        d = (inst + 1) * k->per_instance;
-      if (!(ok = plan_reserve(pl, d + 1)))
-        break;
-      for (size_t e = pl->ndevices; e <= d; e++)
-        open[nopen++] = e; /* a skipped device stays empty; it is closed below */
-      pl->ndevices = d + 1;
-    }
-    place(pl, d, i);
-    /* close what no item left can use */
-    size_t kept = 0;
-    for (size_t o = 0; o < nopen; o++) {
-      size_t c = open[o];
-      const device *dv = &pl->devices[c];
-      size_t inst = c / k->per_instance;
-      bool closed = dv->n >= PER_DEVICE || dv->rejects >= REJECT_MAX ||
-                    dv->mem + min_mem[i + 1] > k->dev_mem ||
-                    dv->util + min_busy[i + 1] > k->max_util ||
-                    pl->inst_count[inst] >= k->max_per_instance ||
-                    pl->inst_cpu[inst] + min_cpu[i + 1] > k->max_util * k->vcpus ||
-                    pl->inst_mem[inst] + min_hmem[i + 1] > k->host;
-      if (!closed)
-        open[kept++] = c;
-    }
-    nopen = kept;
-  }
-  free(min_mem);
-  free(min_busy);
-  free(min_cpu);
-  free(min_hmem);
-  free(open);
-  return ok;
-}
-
-/* Sums the plan's instances: each worth keeping (two endpoints or more,
- * cheaper than they are sized one by one) is marked, and the plan's saving
- * is what they save together. */
-static void evaluate(plan *pl, const rs_audit *a) {
-  double price = pl->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
-  size_t ninst = instances_of(pl);
-  pl->saving = 0;
-  for (size_t k = 0; k < ninst; k++) {
-    double base = 0;
-    size_t count = 0;
-    for (size_t d = k * pl->caps.per_instance;
-         d < pl->ndevices && d < (k + 1) * pl->caps.per_instance; d++)
-      for (size_t j = pl->devices[d].n ? pl->devices[d].first : NONE; j != NONE; j = pl->next[j]) {
-        base += alone(&a->rows[pl->items[j].row]);
-        count++;
-      }
-    pl->kept[k] = count >= 2 && base - price > 1e-9;
-    if (pl->kept[k])
-      pl->saving += base - price;
-  }
-}
-
-/* The plan of shape (index s) over the rows not taken that may share it
- * (list, in row order), packed and evaluated. */
-static bool plan_build(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
-                       const rs_audit_share *const *shares, size_t nlist, const bool *taken,
-                       double max_util, unsigned max_per_instance) {
-  memset(pl, 0, sizeof(*pl));
-  pl->shape = shape;
-  pl->caps = caps_of(shape, max_util, max_per_instance);
-  pl->items = rs_malloc_array(nlist ? nlist : 1, sizeof(*pl->items));
-  if (pl->items == NULL)
-    return false;
-  for (size_t j = 0; j < nlist; j++)
-    if (!taken[list[j]])
-      item_of(&pl->items[pl->nitems++], a, list[j], shares[j]);
-  if (pl->nitems < 2)
-    return true; /* nothing to share: saving 0 */
-  qsort(pl->items, pl->nitems, sizeof(*pl->items), cmp_size);
-  pl->next = rs_malloc_array(pl->nitems, sizeof(size_t));
-  pl->placed = rs_malloc_array(pl->nitems, sizeof(size_t));
-  if (pl->next == NULL || pl->placed == NULL || !plan_reserve(pl, 1) || !pack(pl))
-    return false;
-  evaluate(pl, a);
-  return true;
-}
-
-/* Records instance k of the plan as a packed instance. */
-static rs_status keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, size_t k) {
-  size_t count = pl->inst_count[k], per = pl->caps.per_instance;
-  memset(pi, 0, sizeof(*pi));
-  pi->endpoints = rs_arena_alloc_array(arena, count ? count : 1, sizeof(*pi->endpoints));
-  if (pi->endpoints == NULL)
-    return RS_NOMEM;
-  pi->host_cpu = pl->inst_cpu[k];
-  pi->host_mem = pl->inst_mem[k];
-  for (size_t d = k * per; d < pl->ndevices && d < (k + 1) * per; d++) {
-    const device *dv = &pl->devices[d];
-    unsigned dev = (unsigned)(d - k * per);
-    if (dv->n)
-      pi->devices_used = dev + 1;
-    pi->mem_used[dev] = dv->mem;
-    pi->util[dev] = dv->util;
-    for (size_t j = dv->n ? dv->first : NONE; j != NONE; j = pl->next[j]) {
-      const item *it = &pl->items[j];
-      rs_packed_endpoint *pe = &pi->endpoints[pi->nendpoints++];
-      pe->row = it->row;
-      pe->device = dev;
-      pe->latency_ms = latency_ms(dv->lambda, dv->h1, dv->h2, it);
-      pe->slo_ms = it->slo_ms;
-      pe->slo_quantile = it->q;
-    }
-  }
-  return RS_OK;
-}
+typedef rs_pack_item item;
+typedef rs_pack_device device;
+typedef rs_pack_caps shape_caps;
+typedef rs_pack_plan plan;
 
 static bool shareable(const rs_audit_row *r) {
   return r->ok && r->nfitting > 0 && isfinite(r->after_month);
@@ -506,8 +87,8 @@ static void lists_free(shape_lists *l) {
 
 static bool plan_of(plan *pl, const rs_audit *a, const rs_catalog *cat, const shape_lists *l,
                     size_t s, const bool *taken, double max_util, unsigned max_per) {
-  return plan_build(pl, a, &cat->instances[s], l->row + l->start[s], l->share + l->start[s],
-                    l->start[s + 1] - l->start[s], taken, max_util, max_per);
+  return rs_pack_build(pl, a, &cat->instances[s], l->row + l->start[s], l->share + l->start[s],
+                       l->start[s + 1] - l->start[s], taken, max_util, max_per);
 }
 
 static void take(pick p, const rs_audit *a, const rs_catalog *cat, bool *taken, bool *dirty) {
@@ -545,7 +126,7 @@ static double saving_bound(const rs_audit *a, const rs_catalog *cat, const shape
     double use[5] = {r->mem, r->design_peak * l->share[j]->busy_s, r->host_cpu,
                      l->share[j]->host_mem, 1};
     for (int d = 0; d < 5; d++)
-      ub[d] += fmax(0, alone(r) - price * use[d] / cap[d]);
+      ub[d] += fmax(0, rs_pack_alone(r) - price * use[d] / cap[d]);
   }
   double best = INFINITY;
   for (int d = 0; d < 5; d++)
@@ -598,7 +179,7 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
       if (rank[o].bound <= best_saving + 1e-9 && best != NONE)
         break; /* no shape left can save more */
       if (dirty[s]) {
-        plan_free(&plans[s]);
+        rs_pack_free(&plans[s]);
         ok = plan_of(&plans[s], a, cat, l, s, taken, max_util, max_per);
         dirty[s] = false;
       }
@@ -615,21 +196,21 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
       break;
     done[best] = true;
     order[norder++] = best;
-    for (size_t k = 0; k < instances_of(&plans[best]); k++)
+    for (size_t k = 0; k < rs_pack_instances(&plans[best]); k++)
       if (plans[best].kept[k])
         take((pick){&plans[best], k}, a, cat, taken, dirty);
   }
   /* the endpoints left, into the room the kept instances have */
   for (size_t o = 0; ok && o < norder; o++) {
     plan *pl = &plans[order[o]];
-    size_t per = pl->caps.per_instance, ninst = instances_of(pl);
+    size_t per = pl->caps.per_instance, ninst = rs_pack_instances(pl);
     for (size_t i = 0; i < pl->nitems; i++) {
       const item *it = &pl->items[i];
       if (taken[it->row])
         continue;
       size_t probes = 0, d = NONE;
       for (size_t k = 0; k < ninst && d == NONE && probes < FILL_PROBES; k++) {
-        if (!pl->kept[k] || !host_takes(pl, k, it))
+        if (!pl->kept[k] || !rs_pack_host_takes(pl, k, it))
           continue;
         for (size_t c = k * per; c < (k + 1) * per && c < pl->ndevices; c++) {
           const device *dv = &pl->devices[c];
@@ -637,21 +218,22 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
               dv->util + it->lambda * it->busy > pl->caps.max_util)
             continue;
           probes++;
-          if (device_fits(dv, pl->items, pl->next, it, pl->caps.dev_mem, pl->caps.max_util)) {
+          if (rs_pack_device_fits(dv, pl->items, pl->next_kind, it, pl->caps.dev_mem,
+                                  pl->caps.max_util)) {
             d = c;
             break;
           }
         }
       }
       if (d != NONE) {
-        place(pl, d, i);
+        rs_pack_place(pl, d, i);
         taken[it->row] = true;
       }
     }
   }
   for (size_t o = 0; ok && o < norder; o++) {
     plan *pl = &plans[order[o]];
-    for (size_t k = 0; k < instances_of(pl); k++) {
+    for (size_t k = 0; k < rs_pack_instances(pl); k++) {
       if (!pl->kept[k])
         continue;
       if (*npicks == cap) {
@@ -693,29 +275,29 @@ static bool greedy(plan **plans_out, size_t *nplans, pick **picks, size_t *npick
       ok = plan_of(&cur, a, cat, l, s, taken, max_util, max_per);
       double price = cur.shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, saving = 0;
       size_t k_best = NONE;
-      for (size_t k = 0; ok && cur.nitems >= 2 && k < instances_of(&cur); k++) {
+      for (size_t k = 0; ok && cur.nitems >= 2 && k < rs_pack_instances(&cur); k++) {
         double base = 0;
         for (size_t d = k * cur.caps.per_instance;
              d < cur.ndevices && d < (k + 1) * cur.caps.per_instance; d++)
           for (size_t j = cur.devices[d].n ? cur.devices[d].first : NONE; j != NONE;
                j = cur.next[j])
-            base += alone(&a->rows[cur.items[j].row]);
+            base += rs_pack_alone(&a->rows[cur.items[j].row]);
         if (cur.inst_count[k] >= 2 && base - price > saving + 1e-9) {
           saving = base - price;
           k_best = k;
         }
       }
       if (ok && k_best != NONE && saving > best_saving + 1e-9) {
-        plan_free(&best);
+        rs_pack_free(&best);
         best = cur;
         best_k = k_best;
         best_saving = saving;
       } else {
-        plan_free(&cur);
+        rs_pack_free(&cur);
       }
     }
     if (!ok || best_k == NONE) {
-      plan_free(&best);
+      rs_pack_free(&best);
       break;
     }
     if (np == cap) {
@@ -726,7 +308,7 @@ static bool greedy(plan **plans_out, size_t *nplans, pick **picks, size_t *npick
       if (w)
         *picks = w;
       if (v == NULL || w == NULL) {
-        plan_free(&best);
+        rs_pack_free(&best);
         ok = false;
         break;
       }
@@ -751,7 +333,7 @@ static double picks_saving(const pick *p, size_t n, const rs_audit *a) {
     size_t per = pl->caps.per_instance;
     for (size_t d = p[i].k * per; d < pl->ndevices && d < (p[i].k + 1) * per; d++)
       for (size_t j = pl->devices[d].n ? pl->devices[d].first : NONE; j != NONE; j = pl->next[j])
-        s += alone(&a->rows[pl->items[j].row]);
+        s += rs_pack_alone(&a->rows[pl->items[j].row]);
     s -= pl->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
   }
   return s;
@@ -853,12 +435,12 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
       }
     }
     rs_packed_instance *pi = &p->instances[p->ninstances++];
-    if ((st = keep(pi, arena, picks[i].pl, picks[i].k)) != RS_OK)
+    if ((st = rs_pack_keep(pi, arena, picks[i].pl, picks[i].k)) != RS_OK)
       break;
     p->instance_month = shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
     p->month += p->instance_month;
     for (size_t j = 0; j < pi->nendpoints; j++)
-      p->baseline_month += alone(&a->rows[pi->endpoints[j].row]);
+      p->baseline_month += rs_pack_alone(&a->rows[pi->endpoints[j].row]);
   }
   for (size_t i = 0; st == RS_OK && i < c->npackings; i++) {
     rs_packing *p = &c->packings[i];
@@ -871,9 +453,9 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
       c->packed += p->instances[k].nendpoints;
   }
   for (size_t s = 0; s < ns && plans; s++)
-    plan_free(&plans[s]);
+    rs_pack_free(&plans[s]);
   for (size_t s = 0; s < ngplans; s++)
-    plan_free(&gplans[s]);
+    rs_pack_free(&gplans[s]);
   free(plans);
   free(gplans);
   free(picks);
@@ -884,6 +466,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
   c->savings_month = c->baseline_month - c->month;
+  c->above_bound = c->lower_bound ? (double)c->instances / (double)c->lower_bound - 1.0 : 0.0;
   c->fleet_month = a->after_month - c->savings_month;
   a->consolidation = c;
   return RS_OK;

@@ -142,10 +142,11 @@ static void put_consolidation(rs_buf *out, const rs_audit *a, bool md) {
                 "one, saves %.2f $/month; fleet after consolidation %.2f $/month\n",
                 item, c->packed, c->npackings, c->npackings == 1 ? "" : "s", c->month,
                 c->baseline_month, c->savings_month, c->fleet_month);
-  rs_buf_printf(out,
-                "%s%zu shared instance%s for a lower bound of %zu (per shape, the endpoints' total "
-                "device memory, busy time, host CPU and memory over one instance's)\n",
-                item, c->instances, c->instances == 1 ? "" : "s", c->lower_bound);
+  rs_buf_printf(
+      out,
+      "%s%zu shared instance%s, lower bound %zu (+%.1f%%; per shape, the endpoints' total "
+      "device memory, busy time, host CPU and memory over one instance's)\n",
+      item, c->instances, c->instances == 1 ? "" : "s", c->lower_bound, 100.0 * c->above_bound);
   for (size_t k = 0; k < c->npackings; k++) {
     const rs_packing *p = &c->packings[k];
     for (size_t i = 0; i < p->ninstances; i++) {
@@ -261,6 +262,8 @@ static rs_status audit_json(rs_buf *out, const rs_audit *a) {
     rs_jsonw_number(&w, "usd_per_month_one_by_one", c->baseline_month);
     rs_jsonw_number(&w, "savings_per_month", c->savings_month);
     rs_jsonw_number(&w, "fleet_usd_per_month_after", c->fleet_month);
+    rs_jsonw_uint(&w, "shared_instances", c->instances);
+    rs_jsonw_uint(&w, "instances_lower_bound", c->lower_bound);
     rs_jsonw_array(&w, "instances");
     for (size_t k = 0; k < c->npackings; k++) {
       const rs_packing *p = &c->packings[k];

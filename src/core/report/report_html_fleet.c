@@ -106,6 +106,12 @@ static void consolidation(rs_buf *out, const rs_audit *a) {
                 "then costs %.2f $/month.</p>\n",
                 c->packed, c->npackings, c->npackings == 1 ? "" : "s", c->month, c->baseline_month,
                 c->savings_month, c->fleet_month);
+  if (c->npackings > 0)
+    rs_buf_printf(out,
+                  "<p>%zu shared instance%s; no packing of the same endpoints on the same shapes "
+                  "needs fewer than %zu (+%.1f%%).</p>\n",
+                  c->instances, c->instances == 1 ? "" : "s", c->lower_bound,
+                  100.0 * c->above_bound);
   if (c->npackings > 0) {
     double hi = 0;
     for (size_t i = 0; i < c->npackings; i++)

@@ -1,0 +1,187 @@
+/* The packer behind `audit --consolidate` (consolidate.c) on fleets built
+ * here, row by row, so the best packing is known: a bin-packing case that
+ * first-fit decreasing gets wrong, a pair the shared queue must keep apart,
+ * and a larger fleet that must respect every device's memory, never go under
+ * its lower bound and come out the same on every run. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rightsize/audit.h"
+#include "rightsize/catalog.h"
+#include "rightsize/pipeline.h"
+#include "queue.h"
+#include "test_support.h"
+
+#define SHAPE "g6.2xlarge" /* one L4 per instance */
+
+typedef struct fleet {
+  rs_pipeline p;
+  rs_audit_options o;
+  rs_audit a;
+  rs_audit_row *rows;
+  rs_audit_share *shares;
+  const rs_instance *shape;
+} fleet;
+
+static void fleet_open(fleet *f, rs_arena *arena, size_t n) {
+  rs_pipeline_options po;
+  rs_error err;
+  rs_error_clear(&err);
+  rs_pipeline_options_init(&po);
+  assert_int_equal(rs_pipeline_open(&f->p, arena, &po, &err), RS_OK);
+  f->shape = rs_catalog_find(f->p.catalog, SHAPE);
+  assert_non_null(f->shape);
+  assert_true(f->shape->accelerator_count == 1 && isfinite(f->shape->price_usd_per_hour));
+  f->o = (rs_audit_options){.pipeline = &f->p, .consolidate = true};
+  f->rows = rs_arena_alloc_array(arena, n, sizeof(*f->rows));
+  f->shares = rs_arena_alloc_array(arena, n, sizeof(*f->shares));
+  assert_non_null(f->rows);
+  assert_non_null(f->shares);
+  memset(&f->a, 0, sizeof(f->a));
+  f->a.rows = f->rows;
+  f->a.catalog = f->p.catalog;
+  f->a.max_util = f->p.fit.max_util;
+}
+
+/* Row i: an endpoint needing mem_frac of the device's memory, lambda
+ * requests/s of hold_s each, an SLO of slo_ms at p99, sized alone on one
+ * instance of the shape (so any shared instance saves). */
+static void fleet_row(fleet *f, size_t i, double mem_frac, double lambda, double hold_s,
+                      double slo_ms) {
+  rs_audit_share *sh = &f->shares[i];
+  rs_audit_row *r = &f->rows[i];
+  double cs2 = 0.1, q = 0.99, price = f->shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH;
+  double s50 = hold_s / sqrt(1 + cs2); /* lognormal with mean hold_s */
+  *sh = (rs_audit_share){.inst = f->shape,
+                         .busy_s = hold_s,
+                         .hold_s = hold_s,
+                         .cs2 = cs2,
+                         .service_q_ms = s50 * exp(sqrt(log1p(cs2)) * rs_normal_quantile(q)) * 1e3,
+                         .s50_s = s50,
+                         .host_mem = 0,
+                         .size = mem_frac};
+  memset(r, 0, sizeof(*r));
+  r->path = r->endpoint = "synthetic";
+  r->ok = true;
+  r->nfitting = 1;
+  r->now_month = r->after_month = price;
+  r->design_peak = lambda;
+  r->slo_ms = slo_ms;
+  r->slo_quantile = q;
+  r->mem = mem_frac * f->shape->accelerator_memory_bytes;
+  r->host_cpu = 0;
+  r->shares = sh;
+  r->nshares = 1;
+  f->a.nrows = i + 1 > f->a.nrows ? i + 1 : f->a.nrows;
+  f->a.after_month += price;
+}
+
+static const rs_consolidation *consolidate(fleet *f, rs_arena *arena) {
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_audit_consolidate(&f->a, arena, &f->o, &err), RS_OK);
+  assert_non_null(f->a.consolidation);
+  return f->a.consolidation;
+}
+
+/* 0.40, 0.40 and four of 0.29 of a device: first fit decreasing opens three
+ * devices ({0.40, 0.40}, {0.29 x3}, {0.29}); two hold them all
+ * ({0.40, 0.29, 0.29} twice), the lower bound. */
+static void test_beats_first_fit(void **state) {
+  fleet f;
+  const double sizes[] = {0.29, 0.40, 0.29, 0.29, 0.40, 0.29};
+  fleet_open(&f, *state, 6);
+  for (size_t i = 0; i < 6; i++)
+    fleet_row(&f, i, sizes[i], 0.01, 0.001, 1000);
+  const rs_consolidation *c = consolidate(&f, *state);
+  assert_int_equal(c->packed, 6);
+  assert_int_equal(c->instances, 2);
+  assert_int_equal(c->lower_bound, 2);
+  assert_true(c->above_bound == 0);
+  for (size_t i = 0; i < c->packings[0].ninstances; i++)
+    assert_int_equal(c->packings[0].instances[i].nendpoints, 3);
+}
+
+/* Two endpoints that each meet their SLO alone but not behind one queue:
+ * the best plan shares nothing. */
+static void test_queue_keeps_apart(void **state) {
+  fleet f;
+  double lambda = 30, hold = 0.01, cs2 = 0.1, s50 = hold / sqrt(1 + cs2);
+  rs_queue alone = {1, lambda, hold, 1.0, cs2}, both = {1, 2 * lambda, hold, 1.0, cs2};
+  double l1 = rs_queue_response_quantile(&alone, s50, cs2, 0.99) * 1e3;
+  double l2 = rs_queue_response_quantile(&both, s50, cs2, 0.99) * 1e3;
+  assert_true(l1 < l2);
+  fleet_open(&f, *state, 2);
+  fleet_row(&f, 0, 0.1, lambda, hold, (l1 + l2) / 2);
+  fleet_row(&f, 1, 0.1, lambda, hold, (l1 + l2) / 2);
+  const rs_consolidation *c = consolidate(&f, *state);
+  assert_int_equal(c->npackings, 0);
+  assert_int_equal(c->packed, 0);
+  /* with room in the SLO they share one device */
+  fleet_row(&f, 0, 0.1, lambda, hold, l2 * 1.01);
+  fleet_row(&f, 1, 0.1, lambda, hold, l2 * 1.01);
+  f.a.after_month /= 2;
+  c = consolidate(&f, *state);
+  assert_int_equal(c->packed, 2);
+  assert_int_equal(c->instances, 1);
+}
+
+static uint64_t lcg(uint64_t *s) {
+  *s = *s * 6364136223846793005u + 1442695040888963407u;
+  return *s >> 33;
+}
+
+/* 300 endpoints of 3% to 55% of a device: every device within its memory,
+ * each endpoint once, never under the bound, the same plan twice. */
+static void test_bound_and_determinism(void **state) {
+  enum { N = 300 };
+  fleet f;
+  uint64_t seed = 17;
+  fleet_open(&f, *state, N);
+  for (size_t i = 0; i < N; i++)
+    fleet_row(&f, i, 0.03 + 0.52 * (double)(lcg(&seed) % 10000) / 10000.0, 0.05, 0.002, 1000);
+  const rs_consolidation *c = consolidate(&f, *state);
+  assert_int_equal(c->packed, N);
+  assert_true(c->instances >= c->lower_bound);
+  assert_true(fabs(c->above_bound - ((double)c->instances / (double)c->lower_bound - 1)) < 1e-12);
+  /* a packing this simple is near its bound */
+  assert_true(c->above_bound <= 0.05);
+  bool seen[N] = {false};
+  for (size_t k = 0; k < c->npackings; k++)
+    for (size_t i = 0; i < c->packings[k].ninstances; i++) {
+      const rs_packed_instance *pi = &c->packings[k].instances[i];
+      assert_true(pi->mem_used[0] <= f.shape->accelerator_memory_bytes);
+      for (size_t j = 0; j < pi->nendpoints; j++) {
+        assert_false(seen[pi->endpoints[j].row]);
+        seen[pi->endpoints[j].row] = true;
+      }
+    }
+  const rs_consolidation *c2 = consolidate(&f, *state);
+  assert_int_equal(c2->instances, c->instances);
+  assert_int_equal(c2->npackings, c->npackings);
+  for (size_t k = 0; k < c->npackings; k++) {
+    assert_int_equal(c2->packings[k].ninstances, c->packings[k].ninstances);
+    for (size_t i = 0; i < c->packings[k].ninstances; i++) {
+      const rs_packed_instance *x = &c->packings[k].instances[i],
+                               *y = &c2->packings[k].instances[i];
+      assert_int_equal(x->nendpoints, y->nendpoints);
+      for (size_t j = 0; j < x->nendpoints; j++)
+        assert_int_equal(x->endpoints[j].row, y->endpoints[j].row);
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_beats_first_fit, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_queue_keeps_apart, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_bound_and_determinism, setup_arena, teardown_arena),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
