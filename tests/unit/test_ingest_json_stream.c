@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ingest_internal.h"
 #include "rightsize/buf.h"
@@ -255,6 +256,112 @@ static void test_hand_over(void **state) {
   }
 }
 
+/* A whole file of the test data into memory. */
+static char *load(const char *rel, size_t *len) {
+  char path[512];
+  snprintf(path, sizeof(path), "%s/%s", RS_TEST_DATA, rel);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  assert_int_equal(fseek(f, 0, SEEK_END), 0);
+  long n = ftell(f);
+  assert_true(n >= 0);
+  rewind(f);
+  char *buf = malloc((size_t)n + 1);
+  assert_non_null(buf);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  buf[n] = '\0';
+  *len = (size_t)n;
+  return buf;
+}
+
+/* Rows of a file read by path (the file is read in place, with pread). */
+static rs_status file_rows(rows *out, const char *path, rs_error *err) {
+  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON};
+  memset(out, 0, sizeof(*out));
+  rs_error_clear(err);
+  return rs_ingest_file(path, &o, collect, out, NULL, err);
+}
+
+/* text written to a temporary file: its path (static). */
+static const char *temp_file(const char *text, size_t len) {
+  static char path[64];
+  snprintf(path, sizeof(path), "/tmp/rs_test_json_stream.%ld.json", (long)getpid());
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  assert_int_equal(fwrite(text, 1, len, f), len);
+  assert_int_equal(fclose(f), 0);
+  return path;
+}
+
+/* The three sources of the streaming reader give the same rows: a plain
+ * memory input (read in place), a compressed one (spooled to a temporary
+ * file as pass 1 reads it) and a regular file (pread), for documents
+ * smaller than one window (each window sized to the input) and larger. */
+static void test_sources(void **state) {
+  (void)state;
+  size_t plen, zlen;
+  char *plain = load("exports/dcgm_query_range.json", &plen),
+       *packed = load("compressed/dcgm_query_range.json.zst", &zlen);
+  char *big = answer(60000, true, false, 7), *many = answer(300, false, false, 70);
+  rows a, b, c;
+  rs_error ea, eb, ec;
+  assert_int_equal(stream_rows(&a, plain, plen, NULL, &ea), RS_OK);
+  assert_int_equal(stream_rows(&b, packed, zlen, NULL, &eb), RS_OK);
+  assert_int_equal(file_rows(&c, RS_TEST_DATA "/exports/dcgm_query_range.json", &ec), RS_OK);
+  assert_true(a.n > 0);
+  assert_same_rows(&a, &b);
+  assert_same_rows(&a, &c);
+  free(a.r);
+  free(b.r);
+  free(c.r);
+  const char *const docs[] = {big, many};
+  for (size_t i = 0; i < 2; i++) {
+    size_t len = strlen(docs[i]);
+    const char *path = temp_file(docs[i], len);
+    rs_status sa = stream_rows(&a, docs[i], len, NULL, &ea), sc = file_rows(&c, path, &ec);
+    unlink(path);
+    assert_int_equal(sa, RS_OK);
+    assert_int_equal(sc, RS_OK);
+    assert_true(a.n > 0);
+    assert_same_rows(&a, &c);
+    free(a.r);
+    free(c.r);
+  }
+  free(plain);
+  free(packed);
+  free(big);
+  free(many);
+}
+
+/* A memory input is read from memory even when its name is the path of a
+ * regular file (the reader once reopened the name and read the file). */
+static void test_memory_not_the_named_file(void **state) {
+  (void)state;
+  const char *doc = HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                         " \"values\":[[1700000000,\"50\"],[1700000015,\"51\"]]}]}}";
+  const char *path = RS_TEST_DATA "/exports/dcgm_query_range.json";
+  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON};
+  rows a = {0}, b = {0};
+  rs_error ea, eb;
+  rs_error_clear(&ea);
+  assert_int_equal(rs_ingest_memory(path, doc, strlen(doc), &o, collect, &a, NULL, &ea), RS_OK);
+  assert_int_equal(tree_rows(&b, doc, strlen(doc), NULL, &eb), RS_OK);
+  assert_int_equal(a.n, 2);
+  assert_same_rows(&a, &b);
+  free(a.r);
+  free(b.r);
+  /* and an error in it is positioned in the memory text, not the file */
+  const char *bad = HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
+                         " \"values\":[[1700000000,\"abc\"]]}]}}";
+  memset(&a, 0, sizeof(a));
+  rs_error_clear(&ea);
+  assert_int_not_equal(rs_ingest_memory(path, bad, strlen(bad), &o, collect, &a, NULL, &ea), RS_OK);
+  assert_int_equal(ea.line, 3);
+  assert_non_null(strstr(ea.msg, "abc"));
+  free(a.r);
+}
+
 /* The fast path of short decimals gives rs_num_parse_double's value. */
 static void test_fast_numbers(void **state) {
   (void)state;
@@ -304,6 +411,8 @@ int main(void) {
       cmocka_unit_test(test_same_rows_as_tree),
       cmocka_unit_test(test_errors),
       cmocka_unit_test(test_hand_over),
+      cmocka_unit_test(test_sources),
+      cmocka_unit_test(test_memory_not_the_named_file),
       cmocka_unit_test(test_fast_numbers),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

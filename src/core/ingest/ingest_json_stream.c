@@ -54,7 +54,9 @@ typedef struct cursor {
   bool eof;
   rs_instream *in; /* pass 1: the stream, copied to spool when set */
   FILE *spool;
-  int fd;             /* pass 2 (and pass 1 over a file): read with pread */
+  int fd;          /* pass 2 (and pass 1 over a file): read with pread */
+  const char *mem; /* or, for a plain memory input, read from here */
+  long long mem_len;
   long long next_off; /* the offset the next read starts at */
   size_t line;
   long long line_start; /* file offset of the current line's first byte */
@@ -93,6 +95,13 @@ static rs_status fill(cursor *c) {
       if (got > 0 && c->spool != NULL && fwrite(c->buf + c->end, 1, got, c->spool) != got)
         return rs_error_set(c->err, RS_IO, c->path, 0, 0,
                             "cannot write the temporary copy of the input: %s", strerror(errno));
+    } else if (c->mem != NULL) {
+      got = c->next_off < c->mem_len ? (size_t)(c->mem_len - c->next_off) : 0;
+      if (got > c->cap - c->end)
+        got = c->cap - c->end;
+      if (got > 0)
+        memcpy(c->buf + c->end, c->mem + c->next_off, got);
+      c->next_off += (long long)got;
     } else {
       ssize_t n = pread(c->fd, c->buf + c->end, c->cap - c->end, (off_t)c->next_off);
       if (n < 0)
@@ -823,8 +832,11 @@ static int stream_order(const void *a, const void *b) {
   return (p->s > q->s) - (p->s < q->s);
 }
 
-static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64_t *rows,
-                       rs_error *err) {
+/* The series' windows read fd, or mem when it is set; size: the input's
+ * bytes (a window never needs more than the input and one byte, which
+ * keeps small inputs from allocating 256 KiB a series). */
+static rs_status merge(reader *r, int fd, const char *mem, long long size, rs_sample_sink sink,
+                       void *ctx, uint64_t *rows, rs_error *err) {
   rs_export *x = r->x;
   size_t window = MERGE_MEMORY / r->n, n = 0, nb = 0, bcap = 0;
   rs_export_point *batch = NULL;
@@ -834,6 +846,8 @@ static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64
   rs_status st = RS_OK;
   if (window > MERGE_WINDOW)
     window = MERGE_WINDOW;
+  if (size >= 0 && (unsigned long long)size < window - 1)
+    window = (size_t)size + 1;
   if (window < 2 * SMALL_LOOK)
     window = 2 * SMALL_LOOK;
   bufs = rs_malloc_array(r->n, window);
@@ -848,6 +862,8 @@ static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64
                     .look = SMALL_LOOK,
                     .base = r->s[i].off,
                     .fd = fd,
+                    .mem = mem,
+                    .mem_len = size,
                     .next_off = r->s[i].off,
                     .line = r->s[i].line,
                     .line_start = r->s[i].line_start,
@@ -933,15 +949,19 @@ static rs_status merge(reader *r, int fd, rs_sample_sink sink, void *ctx, uint64
 
 size_t rs_json_stream_tree_max = RS_INGEST_EXPORT_MAX;
 
-/* The whole input from fd, for the tree reader. */
-static rs_status fallback(int fd, long long size, const char *path, rs_sample_format format,
-                          double instant_t, const rs_ingest_options *opts, rs_sample_sink sink,
-                          void *ctx, rs_ingest_result *result, rs_error *err) {
+/* The whole input from fd (or mem), for the tree reader. */
+static rs_status fallback(int fd, const char *mem, long long size, const char *path,
+                          rs_sample_format format, double instant_t, const rs_ingest_options *opts,
+                          rs_sample_sink sink, void *ctx, rs_ingest_result *result, rs_error *err) {
   char *data = malloc((size_t)size + 1);
   size_t got = 0;
   rs_status st;
   if (data == NULL)
     return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the document");
+  if (mem != NULL && size > 0) {
+    memcpy(data, mem, (size_t)size);
+    got = (size_t)size;
+  }
   while (got < (size_t)size) {
     ssize_t n = pread(fd, data + got, (size_t)size - got, (off_t)got);
     if (n <= 0) {
@@ -992,17 +1012,19 @@ rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sampl
   long long size = -1;
   uint64_t rows = 0;
   rs_status st = RS_OK;
-  char *buf = malloc(WINDOW);
-  cursor c = {
-      .buf = buf, .cap = WINDOW, .look = LOOK, .fd = -1, .line = 1, .path = path, .err = err};
+  size_t mem_len = 0, wcap = WINDOW;
+  const char *mem = rs_instream_memory(in, &mem_len);
+  char *buf;
+  cursor c = {.look = LOOK, .fd = -1, .line = 1, .path = path, .err = err};
   *handled = true;
-  if (buf == NULL)
-    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the document");
-  /* A plain regular file is read again in place; anything else (standard
-   * input, a decompressed stream) is copied to a temporary file as pass 1
-   * reads it. */
-  if (rs_instream_encoding(in) == NULL && strcmp(path, "-") != 0 &&
-      (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+  /* A plain memory input is read in place, and a plain regular file again
+   * from its start (a memory input's name is never opened); anything else
+   * (standard input, a decompressed stream) is copied to a temporary file
+   * as pass 1 reads it. */
+  if (mem != NULL) {
+    size = (long long)mem_len;
+  } else if (rs_instream_encoding(in) == NULL && strcmp(path, "-") != 0 &&
+             (fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
     if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode)) {
       size = (long long)sb.st_size;
     } else {
@@ -1010,7 +1032,20 @@ rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sampl
       fd = -1;
     }
   }
-  if (fd < 0) {
+  /* Pass 1's window: the whole input when it is smaller than WINDOW. */
+  if (size >= 0 && (unsigned long long)size < wcap - 1)
+    wcap = (size_t)size + 1;
+  if ((buf = malloc(wcap)) == NULL) {
+    if (fd >= 0)
+      close(fd);
+    return rs_error_set(err, RS_NOMEM, path, 0, 0, "out of memory reading the document");
+  }
+  c.buf = buf;
+  c.cap = wcap;
+  if (mem != NULL) {
+    c.mem = mem;
+    c.mem_len = size;
+  } else if (fd < 0) {
     if ((spool = tmpfile()) == NULL) { /* no temporary directory: read it whole */
       free(buf);
       *handled = false;
@@ -1043,30 +1078,38 @@ rs_status rs_ingest_prom_json_stream(rs_instream *in, const char *path, rs_sampl
       size = c.base + (long long)c.end;
     }
   }
-  if (st != RS_OK && fd >= 0 && size == 0) {
+  bool seekable = fd >= 0 || mem != NULL;
+  if (st != RS_OK && seekable && size == 0) {
     rs_error_clear(err);
     st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
                       rs_format_name(format));
-  } else if (st != RS_OK && fd >= 0 && size <= (long long)rs_json_stream_tree_max) {
-    st = fallback(fd, size, path, format, instant_t, opts, sink, ctx, result, err);
+  } else if (st != RS_OK && seekable && size <= (long long)rs_json_stream_tree_max) {
+    st = fallback(fd, mem, size, path, format, instant_t, opts, sink, ctx, result, err);
     goto done_fallback;
-  } else if (st != RS_OK && fd >= 0 && c.strict) {
+  } else if (st != RS_OK && seekable && c.strict) {
     /* a copy over the cap that strict pass 1 refused: read it as a big file */
     rs_export_release(&x);
     rs_arena_release(&arena);
     free(r.s);
     begin(&x, &arena, &r, path, opts, &defaults);
-    c = (cursor){
-        .buf = buf, .cap = WINDOW, .look = LOOK, .fd = fd, .line = 1, .path = path, .err = err};
+    c = (cursor){.buf = buf,
+                 .cap = wcap,
+                 .look = LOOK,
+                 .fd = fd,
+                 .mem = mem,
+                 .mem_len = size,
+                 .line = 1,
+                 .path = path,
+                 .err = err};
     rs_error_clear(err);
     st = pass1(&r, &c, &x);
   }
   if (st == RS_OK && r.points == 0)
     st = rs_export_no_samples(&x, err);
-  if (st == RS_OK && fd < 0)
+  if (st == RS_OK && !seekable)
     st = rs_error_set(err, RS_IO, path, 0, 0, "cannot read the temporary copy of the input");
   if (st == RS_OK)
-    st = merge(&r, fd, sink, ctx, &rows, err);
+    st = merge(&r, fd, mem, size, sink, ctx, &rows, err);
   if (result != NULL) {
     memset(result, 0, sizeof(*result));
     result->format = format;

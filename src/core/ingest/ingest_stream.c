@@ -357,6 +357,13 @@ const char *rs_instream_encoding(const rs_instream *s) {
   return s->enc == ENC_GZIP ? "gzip" : (s->enc == ENC_ZSTD ? "zstd" : NULL);
 }
 
+const char *rs_instream_memory(const rs_instream *s, size_t *len) {
+  if (s->fp != NULL || s->enc != ENC_PLAIN)
+    return NULL;
+  *len = s->mem_len;
+  return s->mem != NULL ? s->mem : "";
+}
+
 rs_status rs_instream_read(void *ctx, char *buf, size_t cap, size_t *got, rs_error *err) {
   rs_instream *s = ctx;
   if (s->head_pos < s->head_len) {

@@ -39,6 +39,11 @@ const char *rs_instream_head(const rs_instream *s, size_t *len);
 /* "gzip", "zstd", or NULL for plain text. */
 const char *rs_instream_encoding(const rs_instream *s);
 
+/* A plain (not compressed) memory input's bytes, all of them (*len), else
+ * NULL: what rs_instream_open_memory was given, for a reader that reads it
+ * in place rather than through rs_instream_read. */
+const char *rs_instream_memory(const rs_instream *s, size_t *len);
+
 /* Reads up to cap decoded bytes into buf, the held-back head first; *got 0
  * at end of input. Fits rs_csv_read_fn (ctx is the stream). Errors: RS_IO
  * (read error), RS_SYNTAX (corrupt or truncated compressed data). */
