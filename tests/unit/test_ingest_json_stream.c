@@ -392,6 +392,18 @@ static void test_cloudwatch(void **state) {
     same_both_ways(docs[i], NULL);
     free(docs[i]);
   }
+  /* times of one day in another zone, with a fraction, in Z: the day
+   * remembered gives rs_time_parse's value; and out of range after the
+   * offset, its error */
+  same_both_ways("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+                 "\"Timestamps\": [\"2026-11-30T14:03:00+01:00\", \"2026-11-30T14:02:00+01:00\",\n"
+                 "\"2026-11-30T14:01:30.5+01:00\", \"2026-11-30T13:01:00Z\",\n"
+                 "\"2026-11-30T13:00:00+01:00\", \"2026-11-30T11:00:00+01:00\"],\n"
+                 "\"Values\": [1, 2, 3, 4, 5, 6]}]}",
+                 NULL);
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"9999-12-31T22:00:00-01:00\", \"9999-12-31T23:30:00-01:00\"],\n"
+             "\"Values\": [1, 2]}]}");
   /* the tree reader's messages, where and as it words them */
   same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
              "\"Timestamps\": [\"2026-11-30T14:03:00Z\",\n \"2026-11-30T14:02:00Z\"],\n"

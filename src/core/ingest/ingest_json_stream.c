@@ -452,7 +452,8 @@ typedef struct reader {
   bool cw;      /* CloudWatch get-metric-data output rather than a query_range answer */
   place *marks; /* CloudWatch: per block of CW_BLOCK points, its first timestamp, value */
   size_t nmarks, marks_cap;
-  struct dp_ctx *dp; /* get-metric-statistics: the metric's label, keys and rules */
+  struct dp_ctx *dp;      /* get-metric-statistics: the metric's label, keys and rules */
+  struct day_cache *days; /* CloudWatch, pass 1 */
 } reader;
 
 static void labels_clear(reader *r) {
@@ -908,6 +909,51 @@ static rs_status read_data(reader *r) {
   return st;
 }
 
+/* ---- RFC 3339 times, the day remembered ---- */
+
+/* The last whole-second time read, "2026-11-30T14:05:01+00:00": a time of
+ * the same day and zone (the same text but for HH:MM:SS) is that day plus
+ * its time of day, exact in a double, without parsing the date again. */
+typedef struct day_cache {
+  char text[40];
+  size_t len;
+  double t, tod;
+} day_cache;
+
+/* HH:MM:SS at s + 11 as seconds of the day; -1 when it is not one. */
+static int time_of_day(const char *s) {
+  const char *p = s + 11;
+  for (int i = 0; i < 8; i++)
+    if (i % 3 == 2 ? p[i] != ':' : (unsigned)(p[i] - '0') > 9)
+      return -1;
+  int h = (p[0] - '0') * 10 + p[1] - '0', m = (p[3] - '0') * 10 + p[4] - '0',
+      sec = (p[6] - '0') * 10 + p[7] - '0';
+  return h <= 23 && m <= 59 && sec <= 59 ? h * 3600 + m * 60 + sec : -1;
+}
+
+/* rs_time_parse, the same value. */
+static rs_status time_parse(day_cache *d, const char *s, size_t n, double *out) {
+  int tod;
+  rs_status st;
+  if (d->len == n && memcmp(s, d->text, 11) == 0 && memcmp(s + 19, d->text + 19, n - 19) == 0 &&
+      (tod = time_of_day(s)) >= 0) {
+    double t = d->t - d->tod + tod;
+    if (rs_time_in_range(t)) {
+      *out = t;
+      return RS_OK;
+    }
+  }
+  st = rs_time_parse(s, n, out);
+  if (st == RS_OK && n >= 20 && n < sizeof(d->text) && s[10] == 'T' &&
+      *out == (double)(long long)*out && (tod = time_of_day(s)) >= 0) {
+    memcpy(d->text, s, n);
+    d->len = n;
+    d->t = *out;
+    d->tod = tod;
+  }
+  return st;
+}
+
 /* ---- CloudWatch get-metric-data, pass 1 ----
  *
  * Each result's Timestamps and Values are checked in file order as the tree
@@ -1002,7 +1048,7 @@ static rs_status cw_items(reader *r, cw_result *w, bool values) {
       double when;
       if ((st = scalar(c, &t, POINT_TOKEN)) != RS_OK)
         return st;
-      if (rs_time_parse(t.text, t.len, &when) != RS_OK)
+      if (time_parse(r->days, t.text, t.len, &when) != RS_OK)
         return rs_error_set(c->err, RS_INVALID, c->path, t.line, t.col,
                             "expected an RFC 3339 timestamp from 1970-01-01 to 9999-12-31 UTC in "
                             "'%s'",
@@ -1136,6 +1182,7 @@ typedef struct dp_ctx {
   bool latency, invocations;
   const char *keys[DP_STATS]; /* the series keys */
   rs_series_rule rules[DP_STATS];
+  day_cache days;
 } dp_ctx;
 
 /* A scalar of a datapoint, copied: the object's keys may come in any order. */
@@ -1260,7 +1307,7 @@ static rs_status dp_points(cursor *c, rs_export *x, const rs_export *xc, dp_ctx 
                         "missing key 'Timestamp' in a datapoint");
   if (!d.ts.scalar)
     return unusual(c, "a Timestamp that is not a text");
-  if (rs_time_parse(d.ts.text, d.ts.len, when) != RS_OK)
+  if (time_parse(&p->days, d.ts.text, d.ts.len, when) != RS_OK)
     return rs_error_set(c->err, RS_INVALID, c->path, d.ts.line, d.ts.col,
                         "expected an RFC 3339 timestamp in '%s'", p->label);
   if (p->latency) {
@@ -1484,9 +1531,10 @@ typedef struct stream {
   rs_export_point head;
   bool more; /* the list has items left after head */
   /* a CloudWatch result: */
-  cursor v;               /* over its values */
-  const place *marks;     /* its blocks' places, two a block */
-  struct dp_ctx *dp;      /* a get-metric-statistics answer's */
+  cursor v;           /* over its values */
+  const place *marks; /* its blocks' places, two a block */
+  struct dp_ctx *dp;  /* a get-metric-statistics answer's */
+  day_cache days;
   rs_export_point *block; /* the block read, CW_BLOCK points (DP_STATS a datapoint) */
   size_t nblock, at;      /* its points, the next to hand out */
   size_t next, nblocks;   /* blocks read, blocks in all */
@@ -1562,7 +1610,7 @@ static rs_status cw_block(stream *m, const rs_export *x, size_t b) {
     bool more, kept;
     if ((st = scalar(&m->c, &t, POINT_TOKEN)) != RS_OK)
       return st;
-    if (rs_time_parse(t.text, t.len, &when) != RS_OK)
+    if (time_parse(&m->days, t.text, t.len, &when) != RS_OK)
       return rs_error_set(m->c.err, RS_INVALID, m->c.path, t.line, t.col,
                           "expected an RFC 3339 timestamp from 1970-01-01 to 9999-12-31 UTC in "
                           "'%s'",
@@ -1839,6 +1887,7 @@ typedef struct job {
   const char *path;
   const rs_ingest_options *opts;
   rs_sample_format format;
+  day_cache days;
   rs_error *err;
 } job;
 
@@ -1864,6 +1913,8 @@ static rs_status pass1(job *j, bool skim) {
   j->r.c = &j->c;
   j->r.cw = j->format == RS_FORMAT_CLOUDWATCH;
   j->r.skim = skim && !j->r.cw;
+  memset(&j->days, 0, sizeof(j->days));
+  j->r.days = &j->days;
   rs_status st = fill(&j->c);
   if (st == RS_OK)
     st = read_root(&j->r);
