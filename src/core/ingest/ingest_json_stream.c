@@ -990,6 +990,8 @@ static rs_status cw_mark(reader *r, const cw_result *w, uint64_t i, bool values)
       cap *= 2;
     if ((grown = rs_realloc_array(r->marks, cap, sizeof(*grown))) == NULL)
       return rs_error_set(r->c->err, RS_NOMEM, r->c->path, 0, 0, "out of memory reading results");
+    /* zeroed: a datapoints series leaves the values' places unset */
+    memset(grown + r->marks_cap, 0, (cap - r->marks_cap) * sizeof(*grown));
     r->marks = grown;
     r->marks_cap = cap;
   }
