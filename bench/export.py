@@ -1,30 +1,47 @@
 #!/usr/bin/env python3
 """Throughput and memory benchmark for exported formats and --exact.
 
-Generates, cached under bench/data/ (which git ignores):
+Generates, cached under bench/data/ (which git ignores), as many points as
+make SIZE MB (--sizes, default 100 and 1000) of each format in --formats:
 
-  prom-SIZE.json   a Prometheus query_range answer: 24 series (DCGM memory
-                   used, memory total and utilization of 8 GPUs) at 15 s,
-                   as many points as make SIZE MB (default 100 and 1000)
-  dcgm-SIZE.prom   a text exposition: dcgm-exporter scrapes of 8 GPUs (nine
-                   default counters each, with # HELP and # TYPE) every 15 s,
-                   saved with timestamps, SIZE MB (generate_exposition)
-  vllm-SIZE.prom   vLLM /metrics scrapes every 15 s with counters and
-                   histograms (generate_vllm); its reader holds the file
-                   whole, so at most 256 MiB
-  samples-ROWS.csv a native CSV (bench/run.py's generator), for --exact
+  prom-SIZE.json     (prom) a Prometheus query_range answer: 24 series (DCGM
+                     memory used, memory total and utilization of 8 GPUs) at
+                     15 s, on one line as Prometheus writes it
+  cwdata-SIZE.json   (cwdata) CloudWatch get-metric-data output as the AWS
+                     CLI prints it (4-space indentation, one item a line,
+                     newest point first): the five SageMaker metrics of
+                     tests/data/exports/sagemaker_get_metric_data.json at 10 s
+  cwstats-SIZE.json  (cwstats) CloudWatch get-metric-statistics output, the
+                     "Datapoints" shape: GPUUtilization, one object a line
+  dcgm-SIZE.prom     (exposition) a text exposition: dcgm-exporter scrapes of
+                     8 GPUs (nine default counters each, with # HELP and
+                     # TYPE) every 15 s, saved with timestamps
+  vllm-SIZE.prom     (vllm) vLLM /metrics scrapes every 15 s with counters and
+                     histograms; its reader holds the file whole, so at most
+                     256 MiB
+  samples-ROWS.csv   a native CSV (bench/run.py's generator), for --exact
 
-then runs, in one go and interleaved, each command REPEAT times (default 3)
-and prints the median wall time, MB/s and peak resident memory (GNU time,
-Debian package `time`) of each:
+Values come from a seeded random generator (bench/export.py itself). The
+CloudWatch files are read with tests/data/exports/sagemaker_mapping.yaml.
+
+Then runs, in one go and interleaved, each command REPEAT times (default 3)
+and prints the median wall time, the median CPU time (user + system: the
+fairer figure on a loaded machine), MB/s by each, and peak resident memory
+(GNU time, Debian package `time`):
 
   cat FILE > /dev/null                 the cost of reading the bytes
   wc -l FILE                           the cost of looking at each byte
-  rightsize profile FILE --format json the streaming reader
+  rightsize profile FILE --format json the reader
+  BASELINE profile FILE --format json  the same with --baseline BIN (another
+                                       build, e.g. main's), if given
   rightsize profile CSV --exact        every value kept, ranks selected
 
-Usage: python3 bench/export.py [--sizes 100,1000] [--formats prom-json,exposition]
-                               [--csv-rows N] [--repeat K] [--bin build-rel/rightsize]
+A command that fails (a reader out of memory, a size limit) is shown with
+the last line of its error, not timed.
+
+Usage: python3 bench/export.py [--sizes 100,1000] [--formats prom,cwdata,cwstats,exposition,vllm]
+                               [--csv-rows N] [--repeat K]
+                               [--bin build-rel/rightsize] [--baseline BIN]
 Build Release first: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release &&
 cmake --build build-rel -j2 --target rightsize
 The machine is shared and noisy: compare medians from the same run only.
@@ -33,11 +50,13 @@ import argparse
 import os
 import random
 import statistics
+import subprocess
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from run import generate, run_once  # noqa: E402  (bench/run.py: CSV generator, timing)
+from run import GNU_TIME, generate  # noqa: E402  (bench/run.py: CSV generator)
 
 SERIES = [(name, gpu) for gpu in range(8)
           for name in ("DCGM_FI_DEV_FB_USED", "DCGM_FI_DEV_FB_TOTAL", "DCGM_FI_DEV_GPU_UTIL")]
@@ -69,6 +88,66 @@ def generate_prom(path, mb):
                     f.write(",")
             f.write("]}")
         f.write("]}}\n")
+    os.replace(path + ".tmp", path)
+
+
+CW_METRICS = [("gpu", "GPUUtilization", lambda r: "%.1f" % (r.randrange(1001) / 10.0)),
+              ("gpumem", "GPUMemoryUtilization", lambda r: "%.1f" % (r.randrange(1001) / 10.0)),
+              ("cpu", "CPUUtilization", lambda r: "%.1f" % (r.randrange(48001) / 10.0)),
+              ("inv", "Invocations", lambda r: "%.1f" % r.randrange(12000)),
+              ("p99", "ModelLatency p99", lambda r: "%.1f" % (20000 + r.randrange(40000)))]
+CW_POINT_BYTES = 60  # '            "2026-11-30T14:03:00+00:00",\n' and '            30.0,\n'
+CW_T0 = 1764460800  # 2025-11-30T00:00:00Z
+
+
+def cw_time(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime(t))
+
+
+def write_items(f, items, indent):
+    """A JSON list's items, one a line, as the AWS CLI prints them."""
+    sep = ",\n" + indent
+    step = 100000
+    for lo in range(0, len(items), step):
+        f.write(indent if lo == 0 else sep)
+        f.write(sep.join(items[lo:lo + step]))
+    f.write("\n")
+
+
+def generate_cwdata(path, mb):
+    """get-metric-data output of about mb MB: five results, newest first."""
+    rng = random.Random(11)
+    n = int(mb * 1e6 / (len(CW_METRICS) * CW_POINT_BYTES))
+    times = ['"%s"' % cw_time(CW_T0 + 10 * i) for i in range(n - 1, -1, -1)]
+    with open(path + ".tmp", "w") as f:
+        f.write('{\n    "MetricDataResults": [\n')
+        for k, (ident, label, value) in enumerate(CW_METRICS):
+            f.write('        {\n            "Id": "%s",\n            "Label": "%s",\n'
+                    '            "Timestamps": [\n' % (ident, label))
+            write_items(f, times, " " * 16)
+            f.write('            ],\n            "Values": [\n')
+            vals = [value(rng) for _ in range(1000)]
+            write_items(f, [vals[i % 1000] for i in range(n)], " " * 16)
+            f.write('            ],\n            "StatusCode": "Complete"\n        }%s\n'
+                    % ("," if k + 1 < len(CW_METRICS) else ""))
+        f.write('    ],\n    "Messages": []\n}\n')
+    os.replace(path + ".tmp", path)
+
+
+def generate_cwstats(path, mb):
+    """get-metric-statistics output of about mb MB: GPUUtilization datapoints."""
+    rng = random.Random(13)
+    line = '        {"Timestamp": "%s", "Average": %.1f, "Maximum": %.1f, "Unit": "Percent"}'
+    n = int(mb * 1e6 / (len(line) + 20))
+    with open(path + ".tmp", "w") as f:
+        f.write('{\n    "Label": "GPUUtilization",\n    "Datapoints": [\n')
+        step = 100000
+        for lo in range(0, n, step):
+            avg = [rng.randrange(1001) / 10.0 for _ in range(lo, min(n, lo + step))]
+            f.write(",\n".join(line % (cw_time(CW_T0 + 60 * (lo + i)), a, min(100.0, a + 5))
+                               for i, a in enumerate(avg)))
+            f.write(",\n" if lo + step < n else "\n")
+        f.write("    ]\n}\n")
     os.replace(path + ".tmp", path)
 
 
@@ -188,73 +267,97 @@ def generate_vllm(path, mb):
     os.replace(path + ".tmp", path)
 
 
+GENERATORS = {"prom": ("prom-%d.json", generate_prom), "cwdata": ("cwdata-%d.json", generate_cwdata),
+              "cwstats": ("cwstats-%d.json", generate_cwstats),
+              "exposition": ("dcgm-%d.prom", generate_exposition),
+              "vllm": ("vllm-%d.prom", generate_vllm)}
+ALIASES = {"prom-json": "prom"}
+MAPPING = os.path.join(HERE, "..", "tests", "data", "exports", "sagemaker_mapping.yaml")
+
+
+def run_once(cmd):
+    """(wall s, CPU s, peak MiB) of one run, or the last line of its error."""
+    start = time.monotonic()
+    proc = subprocess.run([GNU_TIME, "-f", "%M %U %S"] + cmd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE)
+    wall = time.monotonic() - start
+    err = proc.stderr.decode(errors="replace").strip().splitlines()
+    if proc.returncode != 0:
+        said = [line for line in err if line.startswith("rightsize:")]
+        return said[-1] if said else "exit %d" % proc.returncode
+    rss, user, sys_ = err[-1].split()
+    return wall, float(user) + float(sys_), int(rss) / 1024.0
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--sizes", default="100,1000", help="MB of the generated exports")
-    ap.add_argument("--formats", default="prom-json,exposition",
-                    help="exports to generate and read: prom-json (query_range JSON), "
-                         "exposition (dcgm-exporter text scrapes), vllm (vLLM /metrics "
+    ap.add_argument("--sizes", default="100,1000", help="MB of the JSON answers")
+    ap.add_argument("--formats", default="prom,cwdata,cwstats,exposition",
+                    help="prom (query_range JSON; also prom-json), cwdata, cwstats (CloudWatch "
+                         "JSON), exposition (dcgm-exporter text scrapes), vllm (vLLM /metrics "
                          "scrapes, held whole: at most 256 MiB)")
     ap.add_argument("--csv-rows", type=int, default=5000000, help="rows of the --exact CSV")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-rel", "rightsize"))
-    ap.add_argument("--baseline", help="another rightsize to run on the same files, where "
-                                       "they are at most 256 MiB (what it may refuse above)")
+    ap.add_argument("--baseline", help="another rightsize build to run beside --bin")
     args = ap.parse_args()
+    if not os.path.exists(GNU_TIME):
+        sys.exit("%s is missing (Debian package time)" % GNU_TIME)
 
     data = os.path.join(HERE, "data")
     os.makedirs(data, exist_ok=True)
     files = []
-    generators = {"prom-json": ("prom-%d.json", generate_prom),
-                  "exposition": ("dcgm-%d.prom", generate_exposition),
-                  "vllm": ("vllm-%d.prom", generate_vllm)}
-    for fmt in (f for f in args.formats.split(",") if f):
-        if fmt not in generators:
-            sys.exit("unknown format %r, expected one of %s" % (fmt, ", ".join(generators)))
-        pattern, gen = generators[fmt]
+    for fmt in (ALIASES.get(f, f) for f in args.formats.split(",") if f):
+        if fmt not in GENERATORS:
+            sys.exit("unknown format %r, expected one of %s" % (fmt, ", ".join(GENERATORS)))
+        pattern, gen = GENERATORS[fmt]
         for mb in (int(s) for s in args.sizes.split(",") if s):
             path = os.path.join(data, pattern % mb)
             if not os.path.exists(path):
                 print("generating %s ..." % path, file=sys.stderr)
                 gen(path, mb)
-            files.append(path)
+            files.append((fmt, path))
     csv = os.path.join(data, "samples-%d.csv" % args.csv_rows)
     if args.csv_rows > 0 and not os.path.exists(csv):
         print("generating %s ..." % csv, file=sys.stderr)
         generate(csv, args.csv_rows)
 
+    bins = [("rightsize", args.bin)] + ([("baseline", args.baseline)] if args.baseline else [])
     cmds = []
-    for path in files:
+    for fmt, path in files:
         base = os.path.basename(path)
+        extra = ["--mapping", MAPPING] if fmt.startswith("cw") else []
         cmds += [("cat %s" % base, path, ["sh", "-c", 'cat "$0" > /dev/null', path]),
-                 ("wc -l %s" % base, path, ["wc", "-l", path]),
-                 ("rightsize profile %s" % base, path,
-                  [args.bin, "profile", path, "--format", "json"])]
-        if args.baseline and os.path.getsize(path) <= 256 << 20:
-            cmds.append(("baseline profile %s" % base, path,
-                         [args.baseline, "profile", path, "--format", "json"]))
+                 ("wc -l %s" % base, path, ["wc", "-l", path])]
+        cmds += [("%s profile %s" % (who, base), path,
+                  [b, "profile", path, "--format", "json"] + extra) for who, b in bins]
     if args.csv_rows > 0:
         base = os.path.basename(csv)
-        cmds += [("wc -l %s" % base, csv, ["wc", "-l", csv]),
-                 ("rightsize profile %s --exact" % base, csv,
-                  [args.bin, "profile", csv, "--format", "json", "--exact"])]
+        cmds += [("wc -l %s" % base, csv, ["wc", "-l", csv])]
+        cmds += [("%s profile %s --exact" % (who, base), csv,
+                  [b, "profile", csv, "--format", "json", "--exact"]) for who, b in bins]
 
     results = {name: [] for name, _, _ in cmds}
     for _ in range(args.repeat):  # interleaved, so drift hits every command alike
         for name, _, cmd in cmds:
             results[name].append(run_once(cmd))
 
-    print("%d runs each, medians (bin %s)" % (args.repeat, args.bin))
-    print("%-44s %10s %9s %8s %11s %11s" % ("command", "wall s", "MB/s", "CPU s", "MB/CPU s",
-                                             "peak MiB"))
+    print("%d runs each, medians (bin %s%s)"
+          % (args.repeat, args.bin, ", baseline %s" % args.baseline if args.baseline else ""))
+    print("%-48s %8s %8s %9s %9s %9s" % ("command", "wall s", "cpu s", "MB/s wall", "MB/s cpu",
+                                          "peak MiB"))
     for name, path, _ in cmds:
-        wall = statistics.median(r[0] for r in results[name])
-        cpu = statistics.median(r[1] for r in results[name]) if len(results[name][0]) > 2 \
-            else float("nan")
-        rss = max(r[-1] for r in results[name])
+        runs = results[name]
+        failed = [r for r in runs if isinstance(r, str)]
+        if failed:
+            print("%-48s failed: %s" % (name, failed[0]))
+            continue
+        wall = statistics.median(w for w, _, _ in runs)
+        cpu = statistics.median(c for _, c, _ in runs)
+        rss = max(r for _, _, r in runs)
         mb = os.path.getsize(path) / 1e6
-        print("%-44s %10.2f %9.1f %8.2f %11.1f %11.1f"
-              % (name, wall, mb / wall, cpu, mb / cpu if cpu > 0 else float("nan"), rss))
+        print("%-48s %8.2f %8.2f %9.1f %9.1f %9.1f"
+              % (name, wall, cpu, mb / wall, mb / cpu if cpu > 0 else float("inf"), rss))
 
 
 if __name__ == "__main__":

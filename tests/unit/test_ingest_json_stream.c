@@ -1,8 +1,10 @@
-/* The streaming Prometheus JSON reader (ingest_json_stream.c): the same rows
+/* The streaming JSON reader (ingest_json_stream.c), Prometheus query_range
+ * and CloudWatch get-metric-data: the same rows
  * as the tree reader (rs_ingest_export_at), row for row, over documents that
  * cross its windows; its own positioned errors (what files over the tree
  * reader's cap get); the hand-over of unusual files to the tree reader; the
- * fast number path. */
+ * fast number paths. */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -12,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #include "ingest_internal.h"
 #include "rightsize/buf.h"
@@ -36,10 +39,13 @@ static rs_status collect(void *ctx, const rs_sample *s, rs_error *err) {
   return RS_OK;
 }
 
+/* The format the helpers below read: Prometheus JSON unless a test says. */
+static rs_sample_format format = RS_FORMAT_PROM_JSON;
+
 /* Rows through the streaming reader (rs_ingest_memory: the spooled path). */
 static rs_status stream_rows(rows *out, const char *text, size_t len, const rs_selection *sel,
                              rs_error *err) {
-  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON, .select = sel};
+  rs_ingest_options o = {.format = format, .select = sel};
   memset(out, 0, sizeof(*out));
   rs_error_clear(err);
   return rs_ingest_memory("m.json", text, len, &o, collect, out, NULL, err);
@@ -58,11 +64,10 @@ static rs_status own_rows(rows *out, const char *text, const rs_selection *sel, 
 /* Rows through the tree reader. */
 static rs_status tree_rows(rows *out, const char *text, size_t len, const rs_selection *sel,
                            rs_error *err) {
-  rs_ingest_options o = {.format = RS_FORMAT_PROM_JSON, .select = sel};
+  rs_ingest_options o = {.format = format, .select = sel};
   memset(out, 0, sizeof(*out));
   rs_error_clear(err);
-  return rs_ingest_export_at("m.json", text, len, RS_FORMAT_PROM_JSON, 0.0, &o, collect, out, NULL,
-                             err);
+  return rs_ingest_export_at("m.json", text, len, format, 0.0, &o, collect, out, NULL, err);
 }
 
 static void assert_same_rows(const rows *a, const rows *b) {
@@ -201,6 +206,12 @@ static void test_errors(void **state) {
   same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"99\"},\n"
                   " \"values\":[[1700000000,\"50\"]]}]}}");
   same_error(HEAD "{\"metric\":{\"__name__\":\"up\"},\"values\":[[1700000000,\"1\"]]}]}}");
+  /* two bad values: the merge meets the second series' first (an earlier
+   * time); the error is the first in the file, as the tree reader says */
+  same_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"0\"},\"values\":"
+                  "[[1700000000,\"1\"],[1700000030,\"abc\"]]},\n{\"metric\":{\"__name__\":"
+                  "\"DCGM_FI_DEV_GPU_UTIL\",\"gpu\":\"1\"},\"values\":[[1700000000,\"1\"],"
+                  "[1700000015,\"-5\"]]}]}}");
   /* its own: syntax, order, unusual text, what follows the value */
   own_error(HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\"},\n"
                  " \"values\":[[1700000000,\"50\"] [1700000015,\"5\"]]}]}}",
@@ -406,6 +417,206 @@ static void test_fast_numbers(void **state) {
   }
 }
 
+/* Short decimals of every length, as the quick point reads them (times
+ * and values, with and without a fraction): the tree reader's values. */
+static void test_quick_points(void **state) {
+  (void)state;
+  rng r = {11};
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 26);
+  assert_int_equal(rs_buf_puts(&b, HEAD "{\"metric\":{\"rs_metric\":\"gpu_mem_used\"},"
+                                        "\"values\":["),
+                   RS_OK);
+  for (int i = 0; i < 20000; i++) {
+    uint64_t m = 1 + (rng_next(&r) % 999999999999999ull >> (rng_next(&r) % 50));
+    int frac = (int)(rng_next(&r) % 10), n;
+    char text[40];
+    n = snprintf(text, sizeof(text), "%llu", (unsigned long long)m);
+    if (frac > 0 && frac < n) {
+      memmove(text + n - frac + 1, text + n - frac, (size_t)frac + 1);
+      text[n - frac] = '.';
+    }
+    /* times 1e9.. with 0 to 5 decimals, rising */
+    assert_int_equal(
+        rs_buf_printf(&b, "%s[%.*f,\"%s\"]", i ? "," : "", i % 6, 1000000000.0 + i * 1.5, text),
+        RS_OK);
+  }
+  assert_int_equal(rs_buf_puts(&b, "]}]}}"), RS_OK);
+  same_both_ways(b.data, NULL);
+  rs_buf_release(&b);
+}
+
+/* CloudWatch get-metric-data output as the AWS CLI prints it: results of n
+ * points, newest first (or oldest first), one item a line. */
+static char *cw_output(size_t n, bool newest_first, bool pretty) {
+  static const char *const labels[][2] = {{"gpu", "GPUUtilization"},
+                                          {"cpu", "CPUUtilization"},
+                                          {"inv", "Invocations"},
+                                          {"other", "DiskUtilization"},
+                                          {"latency_p99", "ModelLatency"}};
+  const char *sep = pretty ? ",\n                " : ", ";
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 30);
+  assert_int_equal(rs_buf_puts(&b, "{\n    \"MetricDataResults\": [\n"), RS_OK);
+  for (size_t k = 0; k < 5; k++) {
+    assert_int_equal(rs_buf_printf(&b,
+                                   "%s        {\n            \"Id\": \"%s\",\n"
+                                   "            \"Label\": \"%s\",\n"
+                                   "            \"Timestamps\": [",
+                                   k ? ",\n" : "", labels[k][0], labels[k][1]),
+                     RS_OK);
+    /* results of different lengths, so blocks and times interleave unevenly */
+    size_t len = n - k * 7;
+    for (size_t i = 0; i < len; i++) {
+      size_t j = newest_first ? len - 1 - i : i;
+      long long t = 1764460800 + 60 * (long long)(j + k % 2);
+      char when[32];
+      time_t tt = (time_t)t;
+      struct tm tm;
+      gmtime_r(&tt, &tm);
+      strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+      assert_int_equal(rs_buf_printf(&b, "%s\"%s\"", i ? sep : "", when), RS_OK);
+    }
+    assert_int_equal(rs_buf_puts(&b, "],\n            \"Values\": ["), RS_OK);
+    for (size_t i = 0; i < len; i++)
+      assert_int_equal(
+          rs_buf_printf(&b, "%s%.1f", i ? sep : "", (double)((i * 7919 + k * 31) % 997) / 10.0),
+          RS_OK);
+    assert_int_equal(rs_buf_puts(&b, "],\n            \"StatusCode\": \"Complete\"\n        }"),
+                     RS_OK);
+  }
+  assert_int_equal(rs_buf_puts(&b, "\n    ],\n    \"Messages\": []\n}\n"), RS_OK);
+  return b.data;
+}
+
+static void test_cloudwatch(void **state) {
+  (void)state;
+  char *docs[] = {cw_output(30, true, false), cw_output(3000, true, true),
+                  cw_output(2000, false, true), cw_output(40000, true, true)};
+  format = RS_FORMAT_CLOUDWATCH;
+  assert_true(strlen(docs[3]) > ((size_t)3 << 20));
+  for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+    same_both_ways(docs[i], NULL);
+    free(docs[i]);
+  }
+  /* times of one day in another zone, with a fraction, in Z: the day
+   * remembered gives rs_time_parse's value; and out of range after the
+   * offset, its error */
+  same_both_ways("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+                 "\"Timestamps\": [\"2026-11-30T14:03:00+01:00\", \"2026-11-30T14:02:00+01:00\",\n"
+                 "\"2026-11-30T14:01:30.5+01:00\", \"2026-11-30T13:01:00Z\",\n"
+                 "\"2026-11-30T13:00:00+01:00\", \"2026-11-30T11:00:00+01:00\"],\n"
+                 "\"Values\": [1, 2, 3, 4, 5, 6]}]}",
+                 NULL);
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"9999-12-31T22:00:00-01:00\", \"9999-12-31T23:30:00-01:00\"],\n"
+             "\"Values\": [1, 2]}]}");
+  /* the tree reader's messages, where and as it words them */
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\",\n \"2026-11-30T14:02:00Z\"],\n"
+             "\"Values\": [1.0, \"2\"]}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\",\n \"yesterday\"],\n"
+             "\"Values\": [1.0, 2.0]}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [1.0, 2.0]}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [-1.0],\n"
+             "\"StatusCode\": \"Complete\"}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [1.0],\n"
+             "\"StatusCode\": \"PartialData\"}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"m1\", \"Label\": \"ModelLatency\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [1.0]}]}");
+  same_error("{\"MetricDataResults\": []}");
+  /* its own */
+  own_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+            "\"Timestamps\": [\"2026-11-30T14:03:00Z\", \"2026-11-30T14:05:00Z\",\n"
+            " \"2026-11-30T14:04:00Z\"], \"Values\": [1.0, 2.0, 3.0]}]}",
+            3, 2, "go back and forth");
+  own_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+            "\"Timestamps\": [\"2026-11-30T14:03:00Z\"], \"Values\": [1.0]}],\n"
+            "\"NextToken\": \"abc\"}",
+            3, 14, "ends with a NextToken");
+  format = RS_FORMAT_PROM_JSON;
+}
+
+/* get-metric-statistics output: n datapoints of a metric, in time order
+ * (or not), one object a line, some without the statistic read. */
+static char *cw_statistics(const char *label, size_t n, int order) {
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 30);
+  assert_int_equal(rs_buf_printf(&b, "{\n    \"Label\": \"%s\",\n    \"Datapoints\": [\n", label),
+                   RS_OK);
+  for (size_t i = 0; i < n; i++) {
+    size_t j = order > 0 ? i : order < 0 ? n - 1 - i : (i * 7) % n; /* 7: coprime with n */
+    double v = (double)((j * 7919) % 997) / 10.0;
+    char when[32];
+    time_t tt = (time_t)(1764460800 + 60 * (long long)j);
+    struct tm tm;
+    gmtime_r(&tt, &tm);
+    strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+00:00", &tm);
+    assert_int_equal(rs_buf_printf(&b, "%s        {\"Timestamp\": \"%s\", ", i ? ",\n" : "", when),
+                     RS_OK);
+    if (strcmp(label, "ModelLatency") == 0)
+      assert_int_equal(rs_buf_printf(&b,
+                                     "\"ExtendedStatistics\": {\"p50\": %.1f, \"p95\": %.1f, "
+                                     "\"p99\": %.1f}, ",
+                                     v * 100, v * 150, v * 200),
+                       RS_OK);
+    else if (j % 5 == 2) /* no Average: Maximum is read */
+      assert_int_equal(rs_buf_printf(&b, "\"Maximum\": %.1f, \"Sum\": %.1f, ", v, v * 60), RS_OK);
+    else
+      assert_int_equal(
+          rs_buf_printf(&b, "\"Average\": %.1f, \"Maximum\": %.1f, \"Sum\": %.1f, ", v, v, v * 60),
+          RS_OK);
+    assert_int_equal(rs_buf_puts(&b, "\"Unit\": \"Percent\"}"), RS_OK);
+  }
+  assert_int_equal(rs_buf_puts(&b, "\n    ]\n}\n"), RS_OK);
+  return b.data;
+}
+
+static void test_cloudwatch_statistics(void **state) {
+  (void)state;
+  char *docs[] = {
+      cw_statistics("GPUUtilization", 50, 1),  cw_statistics("CPUUtilization", 3000, -1),
+      cw_statistics("ModelLatency", 2500, -1), cw_statistics("Invocations", 2100, 1),
+      cw_statistics("GPUUtilization", 50, 0),  cw_statistics("ModelLatency", 30000, 1)};
+  format = RS_FORMAT_CLOUDWATCH;
+  assert_true(strlen(docs[5]) > ((size_t)3 << 20));
+  for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+    rows a, b;
+    rs_error ea, eb;
+    if (i != 4) { /* the unordered one is the tree reader's */
+      same_both_ways(docs[i], NULL);
+    } else {
+      own_error(docs[i], 12, 9, "a datapoint out of time order");
+    }
+    /* as the CLI reads it: handed over when unusual, the same rows */
+    if (stream_rows(&a, docs[i], strlen(docs[i]), NULL, &ea) != RS_OK)
+      fail_msg("doc %zu: %d %zu:%zu %s", i, ea.status, ea.line, ea.col, ea.msg);
+    assert_int_equal(tree_rows(&b, docs[i], strlen(docs[i]), NULL, &eb), RS_OK);
+    assert_same_rows(&a, &b);
+    free(a.r);
+    free(b.r);
+    free(docs[i]);
+  }
+  same_error("{\"Label\": \"GPUUtilization\", \"Datapoints\": [\n"
+             "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0},\n"
+             "{\"Average\": 2.0}]}");
+  same_error("{\"Label\": \"GPUUtilization\", \"Datapoints\": [\n"
+             "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0},\n"
+             "{\"Timestamp\": \"soon\", \"Average\": 2.0}]}");
+  same_error("{\"Label\": \"ModelLatency\", \"Datapoints\": [\n"
+             "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0}]}");
+  same_error("{\"Label\": \"GPUUtilization\", \"Datapoints\": [\n"
+             "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 101.0}]}");
+  same_error("{\"Label\": \"GPUUtilization\", \"Datapoints\": []}");
+  same_error("{\"Label\": \"GPUUtilization\", \"Datapoints\": [\n"
+             "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Sum\": 1.0}]}");
+  format = RS_FORMAT_PROM_JSON;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_rows_as_tree),
@@ -414,6 +625,9 @@ int main(void) {
       cmocka_unit_test(test_sources),
       cmocka_unit_test(test_memory_not_the_named_file),
       cmocka_unit_test(test_fast_numbers),
+      cmocka_unit_test(test_quick_points),
+      cmocka_unit_test(test_cloudwatch),
+      cmocka_unit_test(test_cloudwatch_statistics),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -716,8 +716,8 @@ static rs_status read_export(rs_instream *in, const char *path, rs_sample_format
   double instant_t = 0.0;
   bool handled = false;
   rs_status st = RS_OK;
-  if (f == RS_FORMAT_PROM_JSON) /* streamed: memory flat in the file's size */
-    st = rs_ingest_prom_json_stream(in, path, f, instant_t, opts, sink, ctx, result, &handled, err);
+  if (f == RS_FORMAT_PROM_JSON || f == RS_FORMAT_CLOUDWATCH) /* streamed: memory flat */
+    st = rs_ingest_json_stream(in, path, f, instant_t, opts, sink, ctx, result, &handled, err);
   if (handled)
     return st;
   if (f == RS_FORMAT_PROM_TEXT) { /* streamed: memory bounded */

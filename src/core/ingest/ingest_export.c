@@ -318,20 +318,28 @@ rs_status rs_export_push(rs_export *x, const rs_export_point *p, rs_error *err) 
 rs_status rs_export_point_make(const rs_export *x, const rs_series_rule *rule, const char *key,
                                int gpu, double t, const char *text, size_t len, size_t line,
                                size_t col, rs_export_point *out, bool *kept, rs_error *err) {
-  rs_export_point p = {
-      t,    0.0, rs_metric_per_device(rule->metric) ? gpu : -1, rule->metric, x->cur_ep, key,
-      line, col};
-  double upper = rs_metric_upper(rule->metric);
+  double v;
   *kept = false;
   if (spelled(text, len, "NaN"))
     return RS_OK; /* Prometheus' "no value here" (histogram_quantile with no traffic) */
-  if (rs_export_number(text, len, &p.v) != RS_OK)
+  if (rs_export_number(text, len, &v) != RS_OK)
     return value_fail(x, key,
                       spelled(text, len, "+Inf") || spelled(text, len, "-Inf") ||
                               spelled(text, len, "Inf")
                           ? "a finite number"
                           : "a number",
                       text, len, line, col, err);
+  rs_status st = rs_export_point_value(x, rule, key, gpu, t, v, text, len, line, col, out, err);
+  *kept = st == RS_OK;
+  return st;
+}
+
+rs_status rs_export_point_value(const rs_export *x, const rs_series_rule *rule, const char *key,
+                                int gpu, double t, double v, const char *text, size_t len,
+                                size_t line, size_t col, rs_export_point *out, rs_error *err) {
+  rs_export_point p = {
+      t, v, rs_metric_per_device(rule->metric) ? gpu : -1, rule->metric, x->cur_ep, key, line, col};
+  double upper = rs_metric_upper(rule->metric);
   if (p.v < 0)
     return value_fail(x, key, "a value >= 0", text, len, line, col, err);
   p.v = p.v * rule->scale + 0.0;
@@ -353,7 +361,6 @@ rs_status rs_export_point_make(const rs_export *x, const rs_series_rule *rule, c
     return rs_error_set(err, RS_INVALID, x->path, line, col, "expected %s in series '%s'",
                         RS_INGEST_TIME_RANGE, key);
   *out = p;
-  *kept = true;
   return RS_OK;
 }
 

@@ -164,6 +164,11 @@ rs_status rs_export_push(rs_export *x, const rs_export_point *p, rs_error *err);
  * position), and a sort of pts[0..n) by it. */
 int rs_export_cmp_points(const rs_export_point *p, const rs_export_point *q);
 void rs_export_sort_points(rs_export_point *pts, size_t n);
+/* rs_export_point_make for a value already parsed (v, from text[0..len),
+ * which messages quote): its scaling and checks. */
+rs_status rs_export_point_value(const rs_export *x, const rs_series_rule *rule, const char *key,
+                                int gpu, double t, double v, const char *text, size_t len,
+                                size_t line, size_t col, rs_export_point *out, rs_error *err);
 
 /* The "no samples" error of a file whose series gave no point. */
 rs_status rs_export_no_samples(const rs_export *x, rs_error *err);
@@ -264,6 +269,17 @@ void rs_llm_free(struct rs_llm_acc *a);
 /* The readers: data is the whole file, NUL-terminated. */
 rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_error *err);
 rs_status rs_ingest_cloudwatch(rs_export *x, const char *data, size_t len, rs_error *err);
+
+/* A CloudWatch result's StatusCode (NULL: none, taken as Complete): RS_OK for
+ * Complete, else the error at line:col naming the result's label. */
+rs_status rs_cw_status(const rs_export *x, const char *code, const char *label, size_t line,
+                       size_t col, rs_error *err);
+
+/* The series key of a CloudWatch result: its label, or for CloudWatch's
+ * default label "ModelLatency" "ModelLatency pNN" with the statistic its id
+ * (may be NULL) names, else RS_INVALID at the label's line:col. */
+rs_status rs_cw_key(const char **out, rs_export *x, const char *label, const char *id, size_t line,
+                    size_t col, rs_error *err);
 rs_status rs_ingest_dmon(rs_export *x, const char *data, size_t len, rs_error *err);
 
 struct rs_instream;
@@ -281,17 +297,18 @@ rs_status rs_ingest_prom_text_stream(struct rs_instream *in, const char *path, d
 extern size_t rs_json_stream_tree_max;
 
 struct rs_instream;
-/* A Prometheus query_range JSON read as a stream (ingest_json_stream.c):
- * memory flat in the file's size. Files the tree reader can hold (up to
+/* A Prometheus query_range JSON, or CloudWatch get-metric-data output
+ * (format), read as a stream (ingest_json_stream.c): memory flat in the
+ * file's size. Files the tree reader can hold (up to
  * RS_INGEST_EXPORT_MAX) that the streaming reader does not take as they are
  * (anything unusual, every error) are handed to rs_ingest_export_at, so
  * their output and messages are that reader's. *handled false (nothing
  * read): the input is neither a plain file nor copiable to a temporary
  * file, and is the caller's to read whole. */
-rs_status rs_ingest_prom_json_stream(struct rs_instream *in, const char *path,
-                                     rs_sample_format format, double instant_t,
-                                     const rs_ingest_options *opts, rs_sample_sink sink, void *ctx,
-                                     rs_ingest_result *result, bool *handled, rs_error *err);
+rs_status rs_ingest_json_stream(struct rs_instream *in, const char *path, rs_sample_format format,
+                                double instant_t, const rs_ingest_options *opts,
+                                rs_sample_sink sink, void *ctx, rs_ingest_result *result,
+                                bool *handled, rs_error *err);
 
 /* True when the line at p is an nvidia-smi dmon header ("# gpu pwr ...",
  * "#Date Time gpu ..."). */

@@ -194,22 +194,29 @@ rs_status rs_ingest_prom_json(rs_export *x, const char *data, size_t len, rs_err
 
 /* ---- CloudWatch get-metric-data ---- */
 
-/* Only a Complete result holds every point of the range. */
-static rs_status cw_status(const rs_export *x, const rs_node *res, const char *label,
-                           rs_error *err) {
-  const rs_node *code = rs_node_get(res, "StatusCode");
-  if (code == NULL || code->kind != RS_NODE_SCALAR || strcmp(code->text, "Complete") == 0)
+rs_status rs_cw_status(const rs_export *x, const char *code, const char *label, size_t line,
+                       size_t col, rs_error *err) {
+  if (code == NULL || strcmp(code, "Complete") == 0)
     return RS_OK;
-  if (strcmp(code->text, "PartialData") == 0)
-    return rs_error_set(err, RS_INVALID, x->path, code->line, code->col,
+  if (strcmp(code, "PartialData") == 0)
+    return rs_error_set(err, RS_INVALID, x->path, line, col,
                         "'%s' has StatusCode PartialData: CloudWatch returned only part of the "
                         "points and the rest wait behind a NextToken, expected Complete; let the "
                         "AWS CLI paginate (no --no-paginate or --max-items) and save its whole "
                         "output",
                         label);
-  return rs_error_set(err, RS_INVALID, x->path, code->line, code->col,
+  return rs_error_set(err, RS_INVALID, x->path, line, col,
                       "'%s' has StatusCode %s, expected Complete (repeat the request)", label,
-                      code->text);
+                      code);
+}
+
+/* Only a Complete result holds every point of the range. */
+static rs_status cw_status(const rs_export *x, const rs_node *res, const char *label,
+                           rs_error *err) {
+  const rs_node *code = rs_node_get(res, "StatusCode");
+  if (code == NULL || code->kind != RS_NODE_SCALAR)
+    return RS_OK;
+  return rs_cw_status(x, code->text, label, code->line, code->col, err);
 }
 
 /* "p99", "latency_p95", "p50_model": the statistic an Id names, or NULL. */
@@ -221,23 +228,29 @@ static const char *stat_in(const char *id) {
   return NULL;
 }
 
-/* The series key of a result. CloudWatch's default Label is the metric name,
- * which for ModelLatency does not say the statistic: the query's Id may. */
-static rs_status cw_key(const char **out, rs_export *x, const rs_node *res, const rs_node *label,
-                        rs_error *err) {
-  const rs_node *id = rs_node_get(res, "Id");
+rs_status rs_cw_key(const char **out, rs_export *x, const char *label, const char *id, size_t line,
+                    size_t col, rs_error *err) {
   const char *stat;
-  *out = label->text;
-  if (strcmp(label->text, "ModelLatency") != 0)
+  *out = label;
+  if (strcmp(label, "ModelLatency") != 0)
     return RS_OK;
-  stat = stat_in(id && id->kind == RS_NODE_SCALAR ? id->text : NULL);
+  stat = stat_in(id);
   if (stat == NULL)
-    return rs_error_set(err, RS_INVALID, x->path, label->line, label->col,
+    return rs_error_set(err, RS_INVALID, x->path, line, col,
                         "'ModelLatency' (CloudWatch's default label) does not say which "
                         "statistic it holds, expected an Id or Label naming p50, p95 or p99 "
                         "(Id \"p99\" or Label \"ModelLatency p99\" for a p99 Stat)");
   *out = rs_arena_printf(x->arena, "ModelLatency %s", stat);
   return *out ? RS_OK : rs_arena_error(x->arena, err, x->path, "reading the file");
+}
+
+/* The series key of a result. CloudWatch's default Label is the metric name,
+ * which for ModelLatency does not say the statistic: the query's Id may. */
+static rs_status cw_key(const char **out, rs_export *x, const rs_node *res, const rs_node *label,
+                        rs_error *err) {
+  const rs_node *id = rs_node_get(res, "Id");
+  return rs_cw_key(out, x, label->text, id && id->kind == RS_NODE_SCALAR ? id->text : NULL,
+                   label->line, label->col, err);
 }
 
 static rs_status cw_result(rs_export *x, const rs_node *res, rs_error *err) {
