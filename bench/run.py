@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Throughput and memory benchmark for `rightsize profile` on a native CSV.
 
-Generates a native samples CSV of ROWS rows (default 5,000,000, about 300 MB;
---rows 17000000 is about 1 GB; cached under bench/data/), then runs, in one
+Generates a native samples CSV of ROWS rows (default 5,000,000, about 162 MB;
+--rows 31000000 is about 1 GB; cached under bench/data/), then runs, in one
 go and interleaved, each command REPEAT times (default 5) and prints the
 median wall time and CPU time (user + system), MB/s of each, and the peak
 resident memory, with ratios against `rightsize profile`. Peak memory comes from GNU time (Debian package

@@ -485,6 +485,32 @@ rs_status rs_csv_next(rs_csv_reader *r, const rs_csv_field **fields, size_t *nfi
   }
 }
 
+/* The last '\n' in p[0..n), or NULL (memrchr is not in C11 or POSIX). */
+static const char *last_newline(const char *p, size_t n) {
+  while (n > 0)
+    if (p[--n] == '\n')
+      return p + n;
+  return NULL;
+}
+
+const char *rs_csv_lines(const rs_csv_reader *r, size_t *len, size_t *line, size_t *max_record) {
+  const char *p = r->in + r->pos, *nl = NULL;
+  *len = 0;
+  *line = r->line;
+  *max_record = r->opt.max_record_bytes;
+  if (r->started && r->end > r->pos)
+    nl = last_newline(p, r->end - r->pos);
+  if (nl == NULL)
+    return NULL;
+  *len = (size_t)(nl - p) + 1;
+  return p;
+}
+
+void rs_csv_skip(rs_csv_reader *r, size_t len, size_t nlines) {
+  r->pos += len;
+  r->line += nlines;
+}
+
 const char *rs_csv_path(const rs_csv_reader *r) { return r->path; }
 
 size_t rs_csv_offset(const rs_csv_reader *r) { return r->consumed + r->pos; }

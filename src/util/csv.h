@@ -57,6 +57,18 @@ rs_status rs_csv_open_memory(rs_csv_reader **out, const char *name, const char *
 rs_status rs_csv_next(rs_csv_reader *r, const rs_csv_field **fields, size_t *nfields,
                       rs_error *err);
 
+/* The buffered input that holds whole lines, for a caller that parses
+ * plain lines itself (the native row loop's fast path): *len bytes from the
+ * returned pointer, the last of them '\n' (0 and NULL when no whole line is
+ * buffered; only once the first record was read). *line is the line number
+ * of the first byte and *max_record the record limit. Borrowed until the
+ * next call on the reader. */
+const char *rs_csv_lines(const rs_csv_reader *r, size_t *len, size_t *line, size_t *max_record);
+
+/* Marks the first len bytes that rs_csv_lines gave, nlines whole lines, as
+ * read. */
+void rs_csv_skip(rs_csv_reader *r, size_t len, size_t nlines);
+
 /* The path or name given at open, borrowed. */
 const char *rs_csv_path(const rs_csv_reader *r);
 

@@ -163,6 +163,51 @@ static void test_index_matches_libm(void **state) {
   assert_true(checked > 2000000);
 }
 
+/* The add path finds the bucket by table (sketch.h): every bucket edge and
+ * its neighbours, and values log-uniform over the range, land in the bin of
+ * the reference index, and zeros and values below the minimum in the zero
+ * count. */
+static void test_add_matches_libm(void **state) {
+  (void)state;
+  rs_sketch s;
+  rs_sketch_init(&s);
+  uint64_t x = 2463534242ull, zeros = 0, n = 0;
+  for (int k = 0; k < 400000; k++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    double u = (double)(x >> 11) / 9007199254740992.0, v;
+    if (k % 4 == 0) { /* near an edge */
+      v = exp((double)(int)(u * 35000 - 1000) / 49.99833328888678);
+      for (int j = (int)(x % 7); j > 0; j--)
+        v = nextafter(v, (x & 8) ? INFINITY : 0.0);
+    } else {
+      v = k % 4 == 1 ? exp(-25.0 + u * 730.0) : floor(u * 1e6) / 100.0;
+    }
+    if (!isfinite(v))
+      continue;
+    int32_t i = v >= RS_SKETCH_MIN_VALUE ? libm_index(v) : 0;
+    bool held = v >= RS_SKETCH_MIN_VALUE && i >= s.offset && i < s.offset + (int32_t)s.nbins;
+    uint64_t was = held ? s.bins[i - s.offset] : 0;
+    assert_int_equal(rs_sketch_add(&s, v), RS_OK);
+    n++;
+    if (v < RS_SKETCH_MIN_VALUE) {
+      zeros++;
+      continue;
+    }
+    assert_true(i >= s.offset && i < s.offset + (int32_t)s.nbins);
+    if (s.bins[i - s.offset] != was + 1)
+      fail_msg("%.17g: not added to bin %d", v, i);
+  }
+  uint64_t binned = 0;
+  for (uint32_t j = 0; j < s.nbins; j++)
+    binned += s.bins[j];
+  assert_int_equal(binned, n - zeros); /* and so to no other bin */
+  assert_int_equal(s.zero_count, zeros);
+  assert_int_equal(s.count, n);
+  rs_sketch_release(&s);
+}
+
 static void test_empty(void **state) {
   (void)state;
   rs_sketch s;
@@ -303,6 +348,7 @@ int main(void) {
       cmocka_unit_test(test_constant),
       cmocka_unit_test(test_bucket_edges),
       cmocka_unit_test(test_index_matches_libm),
+      cmocka_unit_test(test_add_matches_libm),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_q_outside_unit),
       cmocka_unit_test(test_merge_equals_adding_all),

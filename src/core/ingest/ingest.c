@@ -395,7 +395,8 @@ typedef struct run {
   const char *keys[RS_MAX_DEVICES]; /* device keys (bus id or uuid) in first-seen order */
   size_t nkeys;
   double *col_max; /* per column: rs_metric_max of its metric (canonical), for the fast path */
-  rs_sample s;     /* the row being built, reused: only what the last row set is cleared */
+  rs_native_col *fast_cols; /* native files: the handlers of rs_ingest_native_lines, else NULL */
+  rs_sample s;              /* the row being built, reused: only what the last row set is cleared */
 } run;
 
 /* The column just past a field: where a missing field would have started. */
@@ -552,15 +553,47 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
   return st;
 }
 
-/* The fast path's per-column bounds, once the layout is known. */
+/* The fast path's per-column bounds and, for a native file, the handlers of
+ * rs_ingest_native_lines, once the layout is known. */
 static rs_status column_bounds(run *r, rs_arena *arena, rs_error *err) {
-  r->col_max = rs_arena_alloc_array(arena, r->layout.ncols, sizeof(*r->col_max));
+  size_t n = r->layout.ncols;
+  r->col_max = rs_arena_alloc_array(arena, n, sizeof(*r->col_max));
   if (r->col_max == NULL)
     return rs_arena_error(arena, err, r->path, "while reading the header");
-  for (size_t i = 0; i < r->layout.ncols; i++)
+  for (size_t i = 0; i < n; i++)
     r->col_max[i] =
         r->layout.cols[i].kind == RS_COL_METRIC ? rs_metric_max(r->layout.cols[i].metric) : 0.0;
+  if (r->res.format != RS_FORMAT_NATIVE || r->layout.headerless || r->layout.key_col >= 0)
+    return RS_OK;
+  r->fast_cols = rs_arena_alloc_array(arena, n, sizeof(*r->fast_cols));
+  if (r->fast_cols == NULL)
+    return rs_arena_error(arena, err, r->path, "while reading the header");
+  for (size_t i = 0; i < n; i++)
+    r->fast_cols[i] = (rs_native_col){.kind = r->layout.cols[i].kind,
+                                      .metric = r->layout.cols[i].metric,
+                                      .scale = r->layout.cols[i].scale,
+                                      .max = r->col_max[i]};
   return RS_OK;
+}
+
+/* The whole lines the reader holds, through the fast path, as far as it
+ * takes them (rs_ingest_native_lines). */
+static rs_status fast_rows(run *r, rs_error *err) {
+  rs_native_rows nr = {.cols = r->fast_cols,
+                       .ncols = r->layout.ncols,
+                       .path = r->path,
+                       .s = &r->s,
+                       .sink = r->sink,
+                       .ctx = r->ctx};
+  size_t len, line, lines;
+  rs_status st = RS_OK;
+  const char *p = rs_csv_lines(r->reader, &len, &line, &nr.max_line);
+  if (p == NULL)
+    return RS_OK;
+  size_t used = rs_ingest_native_lines(&nr, p, len, line, &lines, &st, err);
+  rs_csv_skip(r->reader, used, lines);
+  r->res.rows += nr.rows;
+  return st;
 }
 
 /* A header of one field holding ';' or a tab: the wrong delimiter. */
@@ -649,9 +682,14 @@ static rs_status read_all(run *r, rs_arena *arena, const rs_ingest_options *opts
     return st;
   if (r->layout.headerless && (st = do_row(r, f, n, err)) != RS_OK)
     return st;
-  while ((st = rs_csv_next(r->reader, &f, &n, err)) == RS_OK && n > 0) {
-    st = do_row(r, f, n, err);
-    if (st != RS_OK)
+  for (;;) {
+    /* Plain rows in place; the one they stop at (or the next block's
+     * first) through the reader and do_row. */
+    if (r->fast_cols != NULL && (st = fast_rows(r, err)) != RS_OK)
+      return st;
+    if ((st = rs_csv_next(r->reader, &f, &n, err)) != RS_OK || n == 0)
+      break;
+    if ((st = do_row(r, f, n, err)) != RS_OK)
       return st;
   }
   if (st != RS_OK)

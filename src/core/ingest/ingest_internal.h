@@ -69,6 +69,41 @@ bool rs_ingest_native_suggest(char *buf, size_t size, const char *name, size_t l
  * when i is past the end. */
 bool rs_ingest_native_name(char *buf, size_t size, size_t i);
 
+/* ---- native rows: the fast path (ingest_native.c) ----
+ *
+ * Whole lines parsed in place in the reader's buffer, no copy and no field
+ * list: each column's handler reads its cell up to the delimiter. A row with
+ * anything the handlers do not take (quotes, spaces, signs, units, more than
+ * 15 digits, a value out of range, a wrong field count, an over-long line)
+ * stops the fast path before anything of it reaches the sink; the caller
+ * reads that row through the CSV reader and do_row, which accept or report
+ * it as before. So the rows the sink sees, and the errors, are the same. */
+typedef struct rs_native_col {
+  rs_column_kind kind;
+  rs_metric metric;
+  double scale; /* to the canonical unit */
+  double max;   /* rs_metric_max(metric): the fast path's range check */
+} rs_native_col;
+
+typedef struct rs_native_rows {
+  const rs_native_col *cols; /* one per column of the header */
+  size_t ncols;
+  size_t max_line; /* longer lines are left to the reader (its record limit) */
+  const char *path;
+  rs_sample *s; /* the row, reused: only what the previous row set is cleared */
+  rs_sample_sink sink;
+  void *ctx;
+  uint64_t rows; /* rows handed to the sink so far */
+} rs_native_rows;
+
+/* Reads the whole lines buf[0..len) (buf[len - 1] is '\n'; line is the
+ * number of the first) into the sink, row by row, up to the first line the
+ * fast path does not take. Returns the bytes consumed (whole lines) and sets
+ * *lines to their count; *st is the sink's status (not RS_OK: it failed on
+ * the row after those consumed, and err says why). */
+size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, size_t line,
+                              size_t *lines, rs_status *st, rs_error *err);
+
 /* nvidia-smi (ingest_nvsmi.c). */
 bool rs_ingest_nvsmi_is_header(const rs_csv_field *fields, size_t n);
 bool rs_ingest_nvsmi_is_timestamp(const char *s, size_t len);

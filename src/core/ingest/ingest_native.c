@@ -5,6 +5,7 @@
 
 #include "ingest_internal.h"
 #include "rightsize/num.h"
+#include "num_fast.h"
 
 #define NAME_MAX_SUGGEST 64
 
@@ -124,4 +125,149 @@ rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
       return rs_arena_error(arena, err, NULL, "while reading the header");
   }
   return rs_ingest_layout_check(out, fields, path, err);
+}
+
+/* ---- rows: the fast path ---- */
+
+/* Eight ASCII digits at q as their value (Lemire's SWAR parse, little-endian
+ * hosts), or false when one of them is not a digit. */
+static inline bool eight_digits(const char *q, uint64_t *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+  uint64_t x;
+  memcpy(&x, q, sizeof(x));
+  if ((x & hi) != zeros || ((x + 0x0606060606060606ull) & hi) != zeros)
+    return false;
+  x -= zeros;
+  x = x * 10 + (x >> 8);
+  x = ((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+       ((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+      32;
+  *out = x;
+  return true;
+#else
+  (void)q;
+  (void)out;
+  return false;
+#endif
+}
+
+/* A short plain decimal at q, read up to the first byte that is neither a
+ * digit nor the first '.': exactly what rs_num_parse_fast accepts (at most
+ * 15 digits, 16 bytes), with the same value. Returns the byte after it, or
+ * NULL when the text is not such a number (or is empty). */
+static inline const char *fast_decimal(const char *q, const char *end, double *out) {
+  static const double p10[RS_NUM_FAST_DIGITS + 1] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                                     1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  const char *start = q;
+  uint64_t mant = 0;
+  unsigned d;
+  if (end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
+    q += 8;
+  while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
+    mant = mant * 10 + d;
+    q++;
+  }
+  size_t ints = (size_t)(q - start), fracs = 0;
+  if (*q == '.') {
+    const char *f = ++q;
+    while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
+      mant = mant * 10 + d;
+      q++;
+    }
+    fracs = (size_t)(q - f);
+  }
+  if (ints + fracs == 0 || ints + fracs > RS_NUM_FAST_DIGITS)
+    return NULL;
+  *out = fracs ? (double)mant / p10[fracs] : (double)mant;
+  return q;
+}
+
+/* One cell at q (the first byte of the field) into s; the byte after the
+ * cell, or NULL when the fast path does not take it. */
+static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const char *q,
+                                    const char *line_start, const char *end) {
+  double v;
+  const char *e;
+  switch (c->kind) {
+  case RS_COL_METRIC:
+    if (*q == ',' || *q == '\n' || *q == '\r')
+      return q; /* empty: sets nothing */
+    if ((e = fast_decimal(q, end, &v)) == NULL)
+      return NULL;
+    v = v * c->scale + 0.0;
+    if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= c->max)))
+      return NULL;
+    s->v[c->metric] = v;
+    s->present |= 1u << c->metric;
+    return e;
+  case RS_COL_TIMESTAMP:
+    s->t_col = (size_t)(q - line_start) + 1;
+    if ((e = fast_decimal(q, end, &v)) == NULL || !rs_time_in_range(v))
+      return NULL;
+    s->t = v;
+    return e;
+  case RS_COL_GPU_INDEX: {
+    unsigned d0 = (unsigned)(unsigned char)q[0] - '0', d1;
+    if (*q == ',' || *q == '\n' || *q == '\r')
+      return q;
+    if (d0 > 9)
+      return NULL;
+    if ((d1 = (unsigned)(unsigned char)q[1] - '0') <= 9) {
+      d0 = d0 * 10 + d1;
+      q++;
+    }
+    if (d0 >= RS_MAX_DEVICES)
+      return NULL;
+    s->gpu = (int)d0;
+    return q + 1;
+  }
+  case RS_COL_IGNORED:
+    while (*q != ',' && *q != '\n') {
+      if (*q == '"')
+        return NULL;
+      q++;
+    }
+    return q;
+  }
+  return NULL;
+}
+
+size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, size_t line,
+                              size_t *lines, rs_status *st, rs_error *err) {
+  const char *p = buf, *end = buf + len;
+  rs_sample *s = nr->s;
+  size_t done = 0;
+  *st = RS_OK;
+  while (p < end) {
+    const char *q = p;
+    for (uint32_t bits = s->present; bits != 0; bits &= bits - 1)
+      s->v[__builtin_ctz(bits)] = 0.0;
+    s->present = 0;
+    s->t = 0.0;
+    s->gpu = -1;
+    s->t_col = 0;
+    for (size_t i = 0; i < nr->ncols; i++) {
+      if (i > 0 && *q++ != ',')
+        goto stop;
+      if ((q = fast_cell(s, &nr->cols[i], q, p, end)) == NULL)
+        goto stop;
+    }
+    if ((size_t)(q - p) > nr->max_line)
+      goto stop;
+    if (*q == '\r')
+      q++;
+    if (*q != '\n')
+      goto stop;
+    s->path = nr->path;
+    s->line = line + done;
+    if ((*st = nr->sink(nr->ctx, s, err)) != RS_OK)
+      goto stop;
+    nr->rows++;
+    done++;
+    p = q + 1;
+  }
+stop:
+  *lines = done;
+  return (size_t)(p - buf);
 }

@@ -189,27 +189,42 @@ static rs_status sketch_cover(rs_sketch *s, int32_t lo, int32_t hi) {
   return RS_OK;
 }
 
-rs_status rs_sketch_add(rs_sketch *s, double v) {
-  assert(isfinite(v) && v >= 0.0);
-  if (v >= RS_SKETCH_MIN_VALUE) {
-    int32_t i = rs_sketch_index(v);
-    uint32_t rel = (uint32_t)((int64_t)i - s->offset);
-    if (s->nbins == 0 || i < s->offset || rel >= s->nbins) {
-      if (sketch_cover(s, i, i) != RS_OK)
-        return RS_NOMEM;
-      rel = (uint32_t)((int64_t)i - s->offset);
-    }
-    s->bins[rel]++;
-  } else {
-    s->zero_count++;
+_Atomic(const rs_sketch_cell *) rs_sketch_cell_blocks[2048];
+
+const rs_sketch_cell *rs_sketch_cells_build(unsigned e) {
+  rs_sketch_cell *blk = malloc(RS_SKETCH_CELLS * sizeof(*blk));
+  const rs_sketch_cell *expected = NULL;
+  if (blk == NULL)
+    return NULL;
+  for (uint64_t j = 0; j < RS_SKETCH_CELLS; j++) {
+    uint64_t first = ((uint64_t)e << 52) | (j << (52 - RS_SKETCH_CELL_BITS));
+    int32_t lo = rs_sketch_index(bits_double(first));
+    double edge = sketch_edge_at(lo + 1);
+    /* at most one edge inside the cell (see sketch.h) */
+    assert(rs_sketch_index(bits_double(first | ((1ull << (52 - RS_SKETCH_CELL_BITS)) - 1))) <=
+           lo + 1);
+    blk[j].lo = lo;
+    blk[j].edge = edge;
   }
-  s->count++;
-  s->sum += v;
-  if (v < s->min)
-    s->min = v;
-  if (v > s->max)
-    s->max = v;
-  return RS_OK;
+  if (!atomic_compare_exchange_strong_explicit(&rs_sketch_cell_blocks[e], &expected, blk,
+                                               memory_order_acq_rel, memory_order_acquire)) {
+    free(blk); /* another thread built the same block first */
+    return expected;
+  }
+  return blk;
+}
+
+rs_status rs_sketch_add_slow(rs_sketch *s, double v) {
+  assert(isfinite(v) && v >= RS_SKETCH_MIN_VALUE);
+  uint64_t b = double_bits(v);
+  if (atomic_load_explicit(&rs_sketch_cell_blocks[b >> 52], memory_order_acquire) == NULL &&
+      rs_sketch_cells_build((unsigned)(b >> 52)) == NULL)
+    return RS_NOMEM;
+  int32_t i = rs_sketch_index(v);
+  if ((s->nbins == 0 || i < s->offset || (uint32_t)((int64_t)i - s->offset) >= s->nbins) &&
+      sketch_cover(s, i, i) != RS_OK)
+    return RS_NOMEM;
+  return rs_sketch_add(s, v); /* the inline path, which now finds both */
 }
 
 rs_status rs_sketch_merge(rs_sketch *dst, const rs_sketch *src) {

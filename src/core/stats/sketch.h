@@ -10,7 +10,9 @@
 #ifndef RIGHTSIZE_SKETCH_H
 #define RIGHTSIZE_SKETCH_H
 
+#include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rightsize/error.h"
 
@@ -34,8 +36,58 @@ void rs_sketch_release(rs_sketch *s);
  * calling it. Exposed for the tests. */
 int32_t rs_sketch_index(double v);
 
-/* Adds v (finite, >= 0; asserted). RS_NOMEM if the bin array cannot grow. */
-rs_status rs_sketch_add(rs_sketch *s, double v);
+/* The index by table, for the add path. Doubles of one binary exponent
+ * split into RS_SKETCH_CELLS cells by their top mantissa bits; a cell is
+ * narrower than a bucket (a ratio of at most 1 + 1/256 against gamma =
+ * 1.0202), so at most one bucket edge falls inside it: the index of v is the
+ * cell's first index, plus one from the edge on. A block of cells per
+ * exponent is built on first use from rs_sketch_index (so the index is the
+ * same, exactly) and published atomically; threads that build one at once
+ * build the same block and one is kept. */
+#define RS_SKETCH_CELL_BITS 8
+#define RS_SKETCH_CELLS (1 << RS_SKETCH_CELL_BITS)
+
+typedef struct rs_sketch_cell {
+  double edge; /* the least double of index lo + 1, or above the cell */
+  int32_t lo;  /* the index of the cell's first double */
+} rs_sketch_cell;
+
+/* Per biased exponent, the block of cells or NULL until first use. */
+extern _Atomic(const rs_sketch_cell *) rs_sketch_cell_blocks[2048];
+
+/* Builds and publishes the block of biased exponent e (v >= RS_SKETCH_MIN_VALUE);
+ * NULL when out of memory. */
+const rs_sketch_cell *rs_sketch_cells_build(unsigned e);
+
+/* Adds v the slow way (the bin array grows, or the cells are not built). */
+rs_status rs_sketch_add_slow(rs_sketch *s, double v);
+
+/* Adds v (finite, >= 0). RS_NOMEM if the bin array cannot grow. Inline: the
+ * row loop calls it for every value. */
+static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
+  if (v >= RS_SKETCH_MIN_VALUE) {
+    uint64_t b;
+    memcpy(&b, &v, sizeof(b));
+    const rs_sketch_cell *blk =
+        atomic_load_explicit(&rs_sketch_cell_blocks[b >> 52], memory_order_acquire);
+    if (__builtin_expect(blk == NULL, 0))
+      return rs_sketch_add_slow(s, v);
+    const rs_sketch_cell *c = &blk[(b >> (52 - RS_SKETCH_CELL_BITS)) & (RS_SKETCH_CELLS - 1)];
+    uint32_t rel = (uint32_t)((int64_t)c->lo + (v >= c->edge) - s->offset);
+    if (__builtin_expect(rel >= s->nbins, 0))
+      return rs_sketch_add_slow(s, v);
+    s->bins[rel]++;
+  } else {
+    s->zero_count++;
+  }
+  s->count++;
+  s->sum += v;
+  if (v < s->min)
+    s->min = v;
+  if (v > s->max)
+    s->max = v;
+  return RS_OK;
+}
 
 /* Adds every value of src into dst. */
 rs_status rs_sketch_merge(rs_sketch *dst, const rs_sketch *src);

@@ -39,6 +39,7 @@ static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_
 typedef struct window {
   bool open;
   double idx, max;
+  double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known */
   rs_sketch peaks;
 } window;
 
@@ -132,22 +133,29 @@ void rs_stats_begin_file(rs_stats *st, const char *path) {
   memset(st->has_last, 0, sizeof(st->has_last));
 }
 
-/* --exact keeps every value; *left is what all the accumulators together
- * may still allocate (the cap counts capacity, so growth slack is in it,
- * and so is the copy pooling per-device values needs at finish). */
-static rs_status acc_add(acc *a, double v, size_t *left, size_t cap, const rs_sample *s,
-                         rs_metric m, rs_error *err) {
-  double delta;
+/* A value into the sketch and the moments (all acc_add does without
+ * --exact), inline for the row loop. */
+static inline rs_status acc_add_sketch(acc *a, double v) {
   if (rs_sketch_add(&a->sk, v) != RS_OK)
-    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    return RS_NOMEM;
   a->n++;
-  delta = v - a->mean;
+  double delta = v - a->mean;
   a->mean += delta / (double)a->n;
   a->m2 += delta * (v - a->mean);
   if (a->n == 1 || v < a->min)
     a->min = v;
   if (a->n == 1 || v > a->max)
     a->max = v;
+  return RS_OK;
+}
+
+/* --exact keeps every value; *left is what all the accumulators together
+ * may still allocate (the cap counts capacity, so growth slack is in it,
+ * and so is the copy pooling per-device values needs at finish). */
+static inline rs_status acc_add(acc *a, double v, size_t *left, size_t cap, const rs_sample *s,
+                                rs_metric m, rs_error *err) {
+  if (acc_add_sketch(a, v) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (left == NULL)
     return RS_OK;
   if (a->nvals == a->avals) {
@@ -173,7 +181,29 @@ static rs_status acc_add(acc *a, double v, size_t *left, size_t cap, const rs_sa
   return RS_OK;
 }
 
+/* The least t with floor(t / width) >= k, found from k x width by steps of
+ * one double (division is monotonic, so this is an edge); NAN when it takes
+ * more than a few steps (k past 2^53, where k + 1 == k). */
+static double window_edge(double k, double width) {
+  double t = k * width;
+  for (int i = 0; i < 8 && isfinite(t); i++) {
+    if (floor(t / width) < k)
+      t = nextafter(t, INFINITY);
+    else if (floor(nextafter(t, -INFINITY) / width) >= k)
+      t = nextafter(t, -INFINITY);
+    else
+      return t;
+  }
+  return NAN;
+}
+
 static rs_status window_add(window *w, double t, double v, double width) {
+  /* Rows of the open window skip the division: its edges are known. */
+  if (w->open && t >= w->lo && t < w->hi) {
+    if (v > w->max)
+      w->max = v;
+    return RS_OK;
+  }
   double idx = floor(t / width);
   if (w->open && idx == w->idx) {
     if (v > w->max)
@@ -185,6 +215,8 @@ static rs_status window_add(window *w, double t, double v, double width) {
   w->open = true;
   w->idx = idx;
   w->max = v;
+  w->lo = window_edge(idx, width);
+  w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
 }
 
@@ -262,18 +294,49 @@ static void series_add(rs_stats *st, double t, int slot, rs_metric m, double v) 
   if (!isfinite(t))
     return;
   if (m == RS_METRIC_REQUEST_RATE)
-    rs_series_add(&st->timeline, t, RS_SERIES_RATE, v);
+    rs_series_add_fast(&st->timeline, t, RS_SERIES_RATE, v);
   else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_UTIL)
-    rs_series_add(&st->timeline, t, slot, v);
+    rs_series_add_fast(&st->timeline, t, slot, v);
   else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_MEM_USED)
-    rs_series_add(&st->timeline, t, RS_SERIES_DEVICES + slot, v);
+    rs_series_add_fast(&st->timeline, t, RS_SERIES_DEVICES + slot, v);
+}
+
+/* The per-device metrics as a bit set (rs_metric_per_device), the charted
+ * ones (series_add) and those with window peaks (window_add). */
+#define PER_DEVICE_BIT(name, key, unit, per_device, upper)                                         \
+  | ((per_device) ? 1u << RS_METRIC_##name : 0u)
+static const uint32_t per_device_set = 0u RS_METRIC_MAP(PER_DEVICE_BIT);
+#undef PER_DEVICE_BIT
+static const uint32_t charted_set =
+    (1u << RS_METRIC_REQUEST_RATE) | (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED);
+static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_METRIC_HOST_MEM_USED);
+
+/* One value of metric m (bit of m in mbit) into its accumulator, chart and
+ * window. */
+static inline rs_status value_add(rs_stats *st, const rs_sample *s, int slot, int m, uint32_t mbit,
+                                  size_t *left, rs_error *err) {
+  double v = s->v[m];
+  rs_status rc;
+  if (mbit & charted_set)
+    series_add(st, s->t, slot, (rs_metric)m, v);
+  /* A per-device value goes to its device only: the pooled view of those
+   * metrics is the merge of the devices, made at finish. */
+  acc *a = mbit & per_device_set ? &st->dev[slot][m] : &st->pooled[m];
+  rc = acc_add(a, v, left, st->o.exact_max_values, s, (rs_metric)m, err);
+  if (rc != RS_OK || !(mbit & window_set))
+    return rc;
+  window *w = m == RS_METRIC_GPU_MEM_USED ? &st->dev_mem[slot] : &st->host_mem;
+  if (window_add(w, s->t, v, st->o.window_s) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  return RS_OK;
 }
 
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
-  size_t *left = st->o.exact ? &st->exact_left : NULL, cap = st->o.exact_max_values;
-  rs_status rc = is_request_event(s) ? RS_OK : track_time(st, s, slot, err);
+  size_t *left = st->o.exact ? &st->exact_left : NULL;
+  bool event = is_request_event(s);
+  rs_status rc = event ? RS_OK : track_time(st, s, slot, err);
   if (rc != RS_OK)
     return rc;
   st->rows++;
@@ -283,29 +346,15 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     st->first = s->t;
   if (s->t > st->last)
     st->last = s->t;
-  if (!is_request_event(s) && s->t < st->grid_first)
+  if (!event && s->t < st->grid_first)
     st->grid_first = s->t;
-  if (!is_request_event(s) && s->t > st->grid_last)
+  if (!event && s->t > st->grid_last)
     st->grid_last = s->t;
+  if (s->present & per_device_set)
+    st->dev_seen[slot] = true;
   for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
     int m = __builtin_ctz(bits);
-    double v = s->v[m];
-    series_add(st, s->t, slot, (rs_metric)m, v);
-    /* A per-device value goes to its device only: the pooled view of
-     * those metrics is the merge of the devices, made at finish. */
-    if (rs_metric_per_device((rs_metric)m)) {
-      st->dev_seen[slot] = true;
-      rc = acc_add(&st->dev[slot][m], v, left, cap, s, (rs_metric)m, err);
-    } else {
-      rc = acc_add(&st->pooled[m], v, left, cap, s, (rs_metric)m, err);
-    }
-    if (rc == RS_OK && m == RS_METRIC_GPU_MEM_USED &&
-        window_add(&st->dev_mem[slot], s->t, v, st->o.window_s) != RS_OK)
-      rc = rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-    if (rc == RS_OK && m == RS_METRIC_HOST_MEM_USED &&
-        window_add(&st->host_mem, s->t, v, st->o.window_s) != RS_OK)
-      rc = rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-    if (rc != RS_OK)
+    if ((rc = value_add(st, s, slot, m, bits & -bits, left, err)) != RS_OK)
       return rc;
   }
   return RS_OK;

@@ -1,0 +1,277 @@
+/* The native reader's fast path (rs_ingest_native_lines): rows it parses in
+ * place must be the rows the cell parser (rs_sample_set_cell) makes of the
+ * same text, bit for bit, and rows it does not take must reach the sink
+ * through the CSV reader exactly as before. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ingest_internal.h"
+#include "rightsize/ingest.h"
+
+#define MAX_ROWS 4096
+#define NCOLS 6
+
+static const char *const header =
+    "timestamp,gpu_index,gpu_mem_used_mib,gpu_util_pct,x_note,latency_p99_s";
+
+/* Cell texts the fast path takes and ones it leaves to the full parser:
+ * long mantissas, exponents, signs, leading zeros, spaces, quotes, units. */
+static const char *const small[] = {"0",
+                                    "0.0",
+                                    "007.50",
+                                    "12.25",
+                                    "3.14159265358979",
+                                    "1e1",
+                                    "+5",
+                                    "-0",
+                                    " 7",
+                                    "7 ",
+                                    "",
+                                    "\"12.5\"",
+                                    "0.000000001",
+                                    "99.999999999999",
+                                    "100",
+                                    "1.5E-1",
+                                    "00000000000000012.5",
+                                    "0.1234567890123456789",
+                                    "12.345678901234567",
+                                    "9.99999999999999"};
+static const char *const large[] = {
+    "0",  "3005.0", "999999999.999999", "65535.99", "1.5e5", "107374182.400001", "",
+    "42", "0.0",    "123456.789012345", "20.5",     "7"};
+static const char *const times[] = {"1764460800",  "1764460800.5",  "2025-12-01T00:00:00Z",
+                                    " 1764460801", "1764460802.25", "\"1764460803\""};
+static const char *const gpus[] = {"0", "3", "12", "63", "", "07", " 1"};
+static const char *const notes[] = {"", "abc", "\"a,b\"", "x y", "\"q\"\"q\""};
+
+typedef struct rows {
+  size_t n;
+  rs_sample s[MAX_ROWS];
+} rows;
+
+static rs_status keep(void *ctx, const rs_sample *s, rs_error *err) {
+  rows *r = ctx;
+  (void)err;
+  assert_true(r->n < MAX_ROWS);
+  r->s[r->n++] = *s;
+  return RS_OK;
+}
+
+static uint64_t next(uint64_t *x) {
+  *x ^= *x << 13;
+  *x ^= *x >> 7;
+  *x ^= *x << 17;
+  return *x;
+}
+
+#define PICK(arr, x) arr[next(x) % (sizeof(arr) / sizeof(arr[0]))]
+
+/* The cell text without its quotes, as the CSV reader hands it over. */
+static void unquote(char *out, const char *cell) {
+  size_t n = strlen(cell), o = 0;
+  if (n < 2 || cell[0] != '"') {
+    memcpy(out, cell, n + 1);
+    return;
+  }
+  for (size_t i = 1; i + 1 < n; i++) {
+    out[o++] = cell[i];
+    if (cell[i] == '"')
+      i++;
+  }
+  out[o] = '\0';
+}
+
+/* The sample rs_sample_set_cell makes of the cells (the reference). */
+static void reference(rs_sample *s, const char *const cells[NCOLS], size_t line) {
+  static const char *const names[NCOLS] = {"timestamp",    "gpu_index", "gpu_mem_used_mib",
+                                           "gpu_util_pct", "x_note",    "latency_p99_s"};
+  rs_error err;
+  memset(s, 0, sizeof(*s));
+  s->gpu = -1;
+  s->line = line;
+  for (int i = 0; i < NCOLS; i++) {
+    rs_column c;
+    char text[64];
+    unquote(text, cells[i]);
+    assert_int_equal(rs_column_from_name(&c, names[i], strlen(names[i])), RS_OK);
+    if (c.kind == RS_COL_TIMESTAMP)
+      s->t_col = 1;
+    rs_error_clear(&err);
+    if (rs_sample_set_cell(s, &c, text, strlen(text), "ref", line, 1, &err) != RS_OK)
+      fail_msg("reference: '%s' in %s: %s", text, names[i], err.msg);
+  }
+}
+
+static void assert_same(const rs_sample *got, const rs_sample *want) {
+  assert_int_equal(got->line, want->line);
+  assert_int_equal(got->present, want->present);
+  assert_int_equal(got->gpu, want->gpu);
+  assert_memory_equal(&got->t, &want->t, sizeof(double));
+  assert_int_equal(got->t_col, 1);
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
+    if (got->present & (1u << m))
+      assert_memory_equal(&got->v[m], &want->v[m], sizeof(double));
+}
+
+/* Random rows from the lists above, LF or CRLF, some blank lines, the last
+ * line with or without its newline: every row as the reference parses it. */
+static void test_rows_match_cell_parser(void **state) {
+  (void)state;
+  uint64_t x = 88172645463325252ull;
+  static rows got;
+  static rs_sample want[MAX_ROWS];
+  for (int round = 0; round < 40; round++) {
+    size_t cap = 1 << 18, len = 0, line = 1, nwant = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text + len, cap - len, "%s\n", header);
+    for (int r = 0; r < 80; r++) {
+      const char *cells[NCOLS] = {PICK(times, &x), PICK(gpus, &x),  PICK(large, &x),
+                                  PICK(small, &x), PICK(notes, &x), PICK(small, &x)};
+      line++;
+      if (next(&x) % 16 == 0) { /* a blank line */
+        len += (size_t)snprintf(text + len, cap - len, "\n");
+        line++;
+      }
+      reference(&want[nwant++], cells, line);
+      for (int i = 0; i < NCOLS; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? "," : "", cells[i]);
+      len += (size_t)snprintf(text + len, cap - len, "%s", next(&x) % 4 == 0 ? "\r\n" : "\n");
+    }
+    if (round % 2) /* no final newline */
+      len -= text[len - 2] == '\r' ? 2 : 1;
+    got.n = 0;
+    rs_error err;
+    rs_error_clear(&err);
+    rs_status st = rs_ingest_memory("mem.csv", text, len, NULL, keep, &got, NULL, &err);
+    if (st != RS_OK)
+      fail_msg("round %d: %s", round, err.msg);
+    assert_int_equal(got.n, nwant);
+    for (size_t i = 0; i < nwant; i++)
+      assert_same(&got.s[i], &want[i]);
+    free(text);
+  }
+}
+
+static rs_status fail_second(void *ctx, const rs_sample *s, rs_error *err) {
+  rows *r = ctx;
+  r->s[r->n++] = *s;
+  if (r->n == 2)
+    return rs_error_set(err, RS_INVALID, s->path, s->line, s->t_col, "stop");
+  return RS_OK;
+}
+
+/* Directly: it stops before the first line it does not take, having
+ * handed over nothing of it, and passes a sink error up. */
+static void test_lines_stop_and_sink_error(void **state) {
+  (void)state;
+  static rows got;
+  rs_sample s = {.gpu = -1};
+  const rs_native_col cols[3] = {
+      {.kind = RS_COL_TIMESTAMP},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0},
+      {.kind = RS_COL_IGNORED}};
+  rs_native_rows nr = {.cols = cols,
+                       .ncols = 3,
+                       .max_line = 1 << 20,
+                       .path = "p",
+                       .s = &s,
+                       .sink = keep,
+                       .ctx = &got};
+  const char *text = "10,1.5,a\r\n11,,\n12,101,b\n13,2,c\n";
+  size_t lines;
+  rs_status st;
+  rs_error err;
+  got.n = 0;
+  rs_error_clear(&err);
+  size_t used = rs_ingest_native_lines(&nr, text, strlen(text), 7, &lines, &st, &err);
+  assert_int_equal(st, RS_OK);
+  assert_int_equal(lines, 2);
+  assert_int_equal(used, strlen("10,1.5,a\r\n11,,\n"));
+  assert_int_equal(nr.rows, 2);
+  assert_int_equal(got.n, 2);
+  assert_int_equal(got.s[0].line, 7);
+  assert_true(got.s[0].v[RS_METRIC_GPU_UTIL] == 1.5);
+  assert_int_equal(got.s[1].line, 8);
+  assert_int_equal(got.s[1].present, 0); /* the previous row's value cleared */
+  assert_true(got.s[1].t == 11.0);
+
+  /* too many fields, too few, a quote, a line over the limit */
+  const char *stops[] = {"10,1,a,b\n", "10,1\n", "10,\"1\",a\n", "10,1,aaaaaaaaaa\n"};
+  nr.max_line = 12;
+  for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+    got.n = 0;
+    used = rs_ingest_native_lines(&nr, stops[i], strlen(stops[i]), 1, &lines, &st, &err);
+    assert_int_equal(used, 0);
+    assert_int_equal(lines, 0);
+    assert_int_equal(got.n, 0);
+  }
+
+  nr.sink = fail_second;
+  nr.max_line = 1 << 20;
+  nr.rows = 0;
+  got.n = 0;
+  text = "10,1,a\n11,2,b\n12,3,c\n";
+  used = rs_ingest_native_lines(&nr, text, strlen(text), 2, &lines, &st, &err);
+  assert_int_equal(st, RS_INVALID);
+  assert_int_equal(err.line, 3);
+  assert_int_equal(lines, 1);
+  assert_int_equal(nr.rows, 1);
+}
+
+/* Errors in rows after fast ones: the same message and position as the
+ * cell parser gives (the row goes through it). */
+static void test_errors_after_fast_rows(void **state) {
+  (void)state;
+  static const struct {
+    const char *row;
+    size_t col;
+    const char *needle;
+  } cases[] = {
+      {"1764460803,0,nan,1\r\n", 14, "expected a finite number in column 'gpu_mem_used_mib'"},
+      {"1764460803,0,-inf,1\n", 14, "expected a finite number in column 'gpu_mem_used_mib'"},
+      {"1764460803,0,1,Infinity\n", 16, "expected a finite number in column 'gpu_util_pct'"},
+      {"1764460803,0,-1,1\n", 14, "expected a value >= 0"},
+      {"1764460803,0,1.5.5,1\n", 14, "expected a number"},
+      {"1764460803,x,1,1\n", 12, "an integer gpu index"},
+      {"17644608030000000000,0,1,1\n", 1, "timestamp"},
+      {"1764460803,0,1e999,1\n", 14, "finite"},
+      {"1764460803,64,1,1\n", 12, "gpu index between 0 and 63"},
+      {"1764460803,0,1,100.5\n", 16, "percentage between 0 and 100"},
+      {"1764460803,0,1\n", 15, "row has 3 fields, expected 4"},
+      {"1764460803,0,1,0.0000000001\n", 16, "0 or a value from"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char text[256];
+    static rows got;
+    rs_error err;
+    snprintf(text, sizeof(text),
+             "timestamp,gpu_index,gpu_mem_used_mib,gpu_util_pct\r\n1764460800,0,1.5,2\r\n"
+             "1764460801,1,2.5,3\r\n%s",
+             cases[i].row);
+    got.n = 0;
+    rs_error_clear(&err);
+    rs_status st = rs_ingest_memory("mem.csv", text, strlen(text), NULL, keep, &got, NULL, &err);
+    if (st != RS_INVALID || got.n != 2 || err.line != 4)
+      fail_msg("case %zu: status %d, %zu rows, %zu:%zu: %s", i, st, got.n, err.line, err.col,
+               err.msg);
+    if (err.col != cases[i].col || strstr(err.msg, cases[i].needle) == NULL)
+      fail_msg("case %zu: %zu:%zu: %s", i, err.line, err.col, err.msg);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_rows_match_cell_parser),
+      cmocka_unit_test(test_lines_stop_and_sink_error),
+      cmocka_unit_test(test_errors_after_fast_rows),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
