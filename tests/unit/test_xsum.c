@@ -118,12 +118,32 @@ static void test_rounding(void **state) {
   assert_true(rs_xsum_value(&s) == 1.0 + 0x1p-52);
 }
 
+/* The inline fast paths give the bits of the general code in xsum.c,
+ * including values at the edges of their ranges. */
+static void test_fast_matches_slow(void **state) {
+  (void)state;
+  rng r = {13};
+  rs_xsum fast = {{0}}, slow = {{0}};
+  rs_xsum2 fast2 = {{0}}, slow2 = {{0}};
+  const double edge[] = {
+      0x1p-44, 0x1p-45, 0x1.fffffffffffffp-45, 0x1p99, 0x1.fffffffffffffp99, 1e-9, 1e-300, 5e-324,
+      0.0,     0x1p50};
+  for (int i = 0; i < 20000; i++) {
+    double x = i < 10 ? edge[i] : value(&r), y = i < 10 ? edge[9 - i] : value(&r);
+    rs_xsum_add(&fast, x);
+    rs_xsum_add_slow(&slow, x);
+    rs_xsum2_add(&fast2, x, y);
+    rs_xsum2_add_slow(&slow2, x, y);
+    assert_memory_equal(&fast, &slow, sizeof(fast));
+    assert_memory_equal(&fast2, &slow2, sizeof(fast2));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_order_and_split),
-      cmocka_unit_test(test_exact_against_integers),
-      cmocka_unit_test(test_comoment_sign),
-      cmocka_unit_test(test_rounding),
+      cmocka_unit_test(test_order_and_split),   cmocka_unit_test(test_exact_against_integers),
+      cmocka_unit_test(test_comoment_sign),     cmocka_unit_test(test_rounding),
+      cmocka_unit_test(test_fast_matches_slow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

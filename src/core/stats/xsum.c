@@ -58,14 +58,14 @@ static void add_shifted(uint64_t *w, int nw, u128 x, int sh) {
   add_words(w, nw, word, p, 3);
 }
 
-void rs_xsum_add(rs_xsum *s, double v) {
+void rs_xsum_add_slow(rs_xsum *s, double v) {
   uint64_t m;
   int e;
   decompose(v, &m, &e);
   add_shifted(s->w, RS_XSUM_WORDS, m, e + FRAC1);
 }
 
-void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
+void rs_xsum2_add_slow(rs_xsum2 *s, double x, double y) {
   uint64_t mx, my;
   int ex, ey;
   decompose(x, &mx, &ex);

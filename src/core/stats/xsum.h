@@ -18,6 +18,7 @@
 #define RIGHTSIZE_XSUM_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define RS_XSUM_WORDS 4
 #define RS_XSUM2_WORDS 8
@@ -31,10 +32,10 @@ typedef struct rs_xsum2 {
 } rs_xsum2;
 
 /* Adds v (finite, >= 0; asserted). */
-void rs_xsum_add(rs_xsum *s, double v);
+static inline void rs_xsum_add(rs_xsum *s, double v);
 
 /* Adds the exact product x * y (both finite, >= 0; asserted). */
-void rs_xsum2_add(rs_xsum2 *s, double x, double y);
+static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y);
 
 void rs_xsum_merge(rs_xsum *dst, const rs_xsum *src);
 void rs_xsum2_merge(rs_xsum2 *dst, const rs_xsum2 *src);
@@ -47,5 +48,68 @@ double rs_xsum_value(const rs_xsum *s);
  * n Sxy - Sx Sy is exact, so the result is rounded only by the division
  * (a constant series gives exactly 0). 0 when n is 0. */
 double rs_xsum_comoment(uint64_t n, const rs_xsum *sx, const rs_xsum *sy, const rs_xsum2 *sxy);
+
+/* ---- the adds, inline: they run for every value ---- */
+
+/* Values outside the fast paths (0 < v < 2^-44, v >= 2^100, not finite):
+ * xsum.c. */
+void rs_xsum_add_slow(rs_xsum *s, double v);
+void rs_xsum2_add_slow(rs_xsum2 *s, double x, double y);
+
+#define RS_XSUM_MANT(b) (((b) & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52))
+
+/* Adds w[i] += a, w[i + 1] += b (+ carries) in an n-word number. */
+static inline void rs_xsum_add2w(uint64_t *w, int n, int i, uint64_t a, uint64_t b) {
+  uint64_t t = w[i] + a, c = t < a;
+  w[i] = t;
+  t = w[i + 1] + b;
+  uint64_t c2 = t < b;
+  t += c;
+  c2 |= t < c;
+  w[i + 1] = t;
+  for (i += 2; c2 != 0 && i < n; i++)
+    c2 = ++w[i] == 0;
+}
+
+static inline void rs_xsum_add(rs_xsum *s, double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof(b));
+  if (b == 0)
+    return;
+  /* exponent field 979 (2^-44) .. 1122 (below 2^100): the value's bits from
+   * 2^(ef - 1075) start at bit sh = ef - 979 >= 0, in words sh / 64 and the next */
+  int sh = (int)(b >> 52) - 1075 + 96;
+  if (sh < 0 || sh > 143) {
+    rs_xsum_add_slow(s, v);
+    return;
+  }
+  uint64_t m = RS_XSUM_MANT(b);
+  int bit = sh & 63;
+  rs_xsum_add2w(s->w, RS_XSUM_WORDS, sh >> 6, m << bit, (m >> 1) >> (63 - bit));
+}
+
+static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
+  uint64_t bx, by;
+  memcpy(&bx, &x, sizeof(bx));
+  memcpy(&by, &y, sizeof(by));
+  if (bx == 0 || by == 0)
+    return;
+  /* both in the fast path's range of rs_xsum_add: the product's bits start
+   * at bit sh >= 0 and end below bit 392 */
+  int sh = (int)(bx >> 52) + (int)(by >> 52) - 2150 + 192;
+  if ((bx >> 52) - 979 > 143 || (by >> 52) - 979 > 143) {
+    rs_xsum2_add_slow(s, x, y);
+    return;
+  }
+  __extension__ typedef unsigned __int128 rs_u128;
+  rs_u128 p = (rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by);
+  uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+  int i = sh >> 6, bit = sh & 63;
+  uint64_t w0 = lo << bit, w1 = (hi << bit) | ((lo >> 1) >> (63 - bit)),
+           w2 = (hi >> 1) >> (63 - bit);
+  uint64_t t = s->w[i] + w0, c = t < w0;
+  s->w[i] = t;
+  rs_xsum_add2w(s->w, RS_XSUM2_WORDS, i + 1, w1 + c, w2 + (w1 + c < c));
+}
 
 #endif
