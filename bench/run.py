@@ -10,13 +10,18 @@ resident memory, with ratios against `rightsize profile`. Peak memory comes from
 
   cat FILE > /dev/null                         reading the bytes
   wc -l FILE                                   reading and counting lines
-  rightsize profile FILE --format json         streaming sketch (the default)
+  rightsize profile FILE --format json --threads 1   streaming sketch, one thread
+  rightsize profile FILE --format json --threads T   the same file cut into T parts (--threads,
+                                               default 2), read at once; its output must be
+                                               the same bytes (checked once before timing)
   rightsize profile FILE --format json --exact with --exact: keeps and sorts every value
   naive C (bench/naive_csv.c)                  fgets, strsep, strtod, keep all, qsort
   pandas read_csv + quantiles                  if python3-pandas is installed
 
-Usage: python3 bench/run.py [--rows N] [--repeat K] [--bin build-rel/rightsize]
+Usage: python3 bench/run.py [--rows N] [--repeat K] [--bin build-rel/rightsize] [--threads T]
                             [--naive PATH] [--baseline OTHER_BIN] [--exact] [--no-pandas]
+The baseline runs `profile FILE --format json` (no --threads: builds before
+issue 17's split read one thread).
 The machine is shared and noisy: compare medians from the same run only.
 """
 import argparse
@@ -110,6 +115,8 @@ def main():
     ap.add_argument("--exact", action="store_true", help="also run profile --exact")
     ap.add_argument("--baseline", help="another rightsize binary (an earlier build) to run too")
     ap.add_argument("--no-pandas", action="store_true")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of the second rightsize run (default 2; 1 or less: none)")
     args = ap.parse_args()
 
     os.makedirs(os.path.join(HERE, "data"), exist_ok=True)
@@ -120,12 +127,20 @@ def main():
     size_mb = os.path.getsize(path) / 1e6
 
     naive = args.naive or os.path.join(os.path.dirname(args.bin), "bench", "naive_csv")
-    profile = [args.bin, "profile", path, "--format", "json"]
+    profile = [args.bin, "profile", path, "--format", "json", "--threads", "1"]
+    split = profile[:-1] + [str(args.threads)]
+    split_name = "rightsize --threads %d" % args.threads
     cmds = [("cat > /dev/null", ["sh", "-c", 'exec cat "$0" > /dev/null', path]),
             ("wc -l", ["wc", "-l", path]),
             ("rightsize profile", profile)]
+    if args.threads > 1:
+        one = subprocess.run(profile, stdout=subprocess.PIPE, check=True).stdout
+        many = subprocess.run(split, stdout=subprocess.PIPE, check=True).stdout
+        if one != many:
+            sys.exit("%s: output differs from --threads 1" % split_name)
+        cmds.append((split_name, split))
     if args.baseline:
-        cmds.append(("baseline rightsize profile", [args.baseline] + profile[1:]))
+        cmds.append(("baseline rightsize profile", [args.baseline] + profile[1:-2]))
     if args.exact:
         cmds.append(("rightsize profile --exact", profile + ["--exact"]))
     if os.path.exists(naive):
@@ -159,6 +174,11 @@ def main():
             name, wall, size_mb / wall, cpu, size_mb / cpu if cpu > 0 else float("inf"), rss,
             wall / ours, cpu / ours_cpu if ours_cpu > 0 else float("nan")))
     print("x wall, x cpu: the command's median over rightsize profile's")
+    if args.threads > 1:
+        print("%s over --threads 1: %.2fx the speed (wall), %.2fx the CPU time; "
+              "outputs identical" % (split_name, ours / med(split_name, 0),
+                                     med(split_name, 1) / ours_cpu if ours_cpu > 0 else float("nan")))
+    print("load average at the end: %s" % " ".join("%.2f" % x for x in os.getloadavg()))
 
 
 if __name__ == "__main__":

@@ -232,6 +232,35 @@ rs_status rs_ingest_split(rs_endpoint_rows **out, size_t *n, rs_arena *arena,
 rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sample_sink sink,
                          void *ctx, rs_ingest_result *result, rs_error *err);
 
+/* One file read on several threads into accumulators that append
+ * (rs_ingest_file_parts). open makes an empty accumulator for a part of the
+ * file (ctx is the caller's); sink adds a row to one (and, for a file read
+ * in one pass, to ctx); fits says whether part's rows can follow those of
+ * acc (a part, or ctx) as one pass would read them, and append adds them.
+ * close frees a part's. */
+typedef struct rs_ingest_parts {
+  unsigned threads; /* at most this many parts; 1: one pass */
+  void *ctx;        /* the caller's accumulator */
+  rs_sample_sink sink;
+  rs_status (*open)(void *ctx, void **part, rs_error *err);
+  bool (*fits)(const void *acc, const void *part);
+  rs_status (*append)(void *acc, void *part, rs_error *err);
+  void (*close)(void *part);
+} rs_ingest_parts;
+
+/* The least bytes of rows per part: smaller files are read in one pass. */
+#define RS_INGEST_PART_MIN ((uint64_t)1 << 20)
+
+/* rs_ingest_file with the rows of a plain native CSV (a regular file, not
+ * compressed, at least 2 x RS_INGEST_PART_MIN) cut at line ends into up to
+ * how->threads parts read at once, appended in file order to how->ctx;
+ * every other input, a file whose cut may fall in a quoted field, a series
+ * going back in time across a cut (fits false) and every error are read in
+ * one pass (rs_ingest_file), so the rows folded, the result and the error
+ * (its position: the first in file order) are one pass's. */
+rs_status rs_ingest_file_parts(const char *path, const rs_ingest_options *opts,
+                               const rs_ingest_parts *how, rs_ingest_result *result, rs_error *err);
+
 /* The same over a memory buffer (plain, gzip or zstd); name is used in
  * messages. */
 rs_status rs_ingest_memory(const char *name, const char *data, size_t len,

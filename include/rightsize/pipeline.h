@@ -46,7 +46,13 @@ typedef struct rs_pipeline {
   rs_price_basis basis;
   rs_fit_options fit;
   rs_progress *progress; /* bytes read of each sample file; NULL (the default): none */
+  unsigned threads;      /* threads reading one native sample file (docs/scale.md); 0 or 1 (the
+                            default): one. The output is the same bits for any number */
 } rs_pipeline;
+
+/* The threads for --threads N on one sample file: N, or for 0 the number of
+ * online CPUs, at most 16. */
+unsigned rs_pipeline_threads(unsigned asked);
 
 /* Loads o->catalog (or the built-in catalog), reads o->overlay and prices
  * every shape under o->basis into *out. Errors of rs_catalog_load,

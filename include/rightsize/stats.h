@@ -178,6 +178,25 @@ rs_status rs_stats_sink(void *ctx, const rs_sample *s, rs_error *err);
  * gaps and counts add, first/last widen. */
 rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err);
 
+/* Parts of one file read on threads (rs_ingest_file_parts): a new, empty
+ * accumulator with like's options (not exact) for rows that follow other
+ * rows of the same file, in file order. Freed with rs_stats_free. */
+rs_status rs_stats_new_part(rs_stats **out, const rs_stats *like, rs_error *err);
+
+/* Whether part's rows can follow dst's (the caller's accumulator, or a
+ * part that part's rows follow) as one pass would read them: false
+ * when a series of part starts before dst's last row of that series (a
+ * timestamp that goes backwards across the cut, which one pass reports or
+ * counts with the state a part does not have; the caller reads the file in
+ * one pass instead). */
+bool rs_stats_continues(const rs_stats *dst, const rs_stats *part);
+
+/* Appends part (rs_stats_new_part, rs_stats_continues true) to dst: the
+ * result is bit for bit what adding part's rows to dst one by one gives
+ * (exact sums and sketches add, window peaks and series steps are joined
+ * across the cut). RS_NOMEM only. */
+rs_status rs_stats_append(rs_stats *dst, const rs_stats *part, rs_error *err);
+
 /* Computes the summary into *out. The accumulator may still be merged or
  * finished again afterwards. */
 rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err);

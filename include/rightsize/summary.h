@@ -95,6 +95,8 @@ typedef struct rs_summary_options {
   double request_interval_s; /* request logs: seconds per rate row; 0: 60 (the default) */
   rs_selection select;       /* --select KEY=VALUE: rows and series kept from every file */
   rs_progress *progress;     /* bytes read of each file; NULL: none */
+  unsigned threads;          /* threads reading one native CSV (rs_ingest_file_parts; the
+                                result is the same bits for any number); 0 or 1: one */
 } rs_summary_options;
 
 /* Reads every sample file and inline row of profile, in order. Everything

@@ -24,6 +24,7 @@ typedef struct check_opts {
   const char *policy_file;
   const char *instance;
   unsigned replicas;
+  unsigned threads;
 } check_opts;
 _Static_assert(sizeof(rs_check_format) == sizeof(int), "a CHOICE field is an int");
 
@@ -51,6 +52,10 @@ static const rs_cli_opt check_options[] = {
      .choices = format_names},
     {RS_CLI_OPT("wide", 'w', RS_CLI_FLAG, OPT(wide), NULL,
                 "text: long lines unwrapped (default: wrapped at 100 columns)")},
+    {RS_CLI_OPT("threads", 'j', RS_CLI_COUNT, OPT(threads), "N",
+                "threads reading one native CSV (default: the number of CPUs, at most 16; the "
+                "output is the same for any number)"),
+     .lo = 1, .hi = 256},
     {RS_CLI_OPT("policy", 0, RS_CLI_PATH, OPT(policy_file), "FILE",
                 "policies from a YAML or JSON file (docs/ci.md); flags override it")},
     {RS_CLI_OPT("max-cost-per-million", 0, RS_CLI_NUMBER, LIMIT(RS_POLICY_COST_PER_MILLION), "USD",
@@ -133,6 +138,7 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
   if (st == RS_OK)
     st = rs_pipeline_open(&p, arena, &po, err);
   p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
+  p.threads = rs_pipeline_threads(o->threads);
   rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
   if (st == RS_OK)
     st = rs_pipeline_check(rep, arena, &p, &req, err);

@@ -44,6 +44,10 @@ static const rs_cli_opt profile_options[] = {
     {RS_CLI_OPT("request-interval", 0, RS_CLI_DURATION, OPT(summary.request_interval_s), "DURATION",
                 "interval over which a request log becomes rates and percentiles (default 1m)"),
      .lo = 1, .expect = "a duration of at least 1s such as 10s or 5m"},
+    {RS_CLI_OPT("threads", 'j', RS_CLI_COUNT, OPT(summary.threads), "N",
+                "threads reading one native CSV (default: the number of CPUs, at most 16; the "
+                "output is the same for any number)"),
+     .lo = 1, .hi = 256},
     {RS_CLI_OPT("window", 0, RS_CLI_DURATION, OPT(summary.stats.window_s), "DURATION",
                 "width of the per-window memory peaks (default 1h)"),
      .lo = 1, .expect = "a duration of at least 1s such as 15m or 1h"},
@@ -62,6 +66,7 @@ static int run_profile(const rs_cli_args *args) {
   rs_error_clear(&err);
   rs_cli_progress_init(&progress, &args->common);
   so.progress = &progress;
+  so.threads = rs_pipeline_threads(so.threads);
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &so, &err);

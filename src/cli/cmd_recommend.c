@@ -18,6 +18,7 @@ typedef struct recommend_opts {
   bool explain;
   bool wide;
   unsigned top;
+  unsigned threads;
   rs_report_fit_options report;
   rs_cli_fit_opts f;
 } recommend_opts;
@@ -35,6 +36,10 @@ static const rs_cli_opt recommend_options[] = {
     {RS_CLI_OPT("top", 'n', RS_CLI_COUNT, OPT(top), "N",
                 "ranked shapes to show (default 10; 0 shows all)"),
      .lo = 0, .hi = 100000},
+    {RS_CLI_OPT("threads", 'j', RS_CLI_COUNT, OPT(threads), "N",
+                "threads reading one native CSV (default: the number of CPUs, at most 16; the "
+                "output is the same for any number)"),
+     .lo = 1, .hi = 256},
     RS_CLI_FIT_OPTIONS(recommend_opts, f),
     {0}};
 
@@ -65,6 +70,7 @@ static rs_status recommend(rs_buf *out, rs_arena *arena, const rs_cli_args *args
   rs_cli_progress_init(&progress, &args->common);
   rs_status st = rs_pipeline_open(&p, arena, &po, err);
   p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
+  p.threads = rs_pipeline_threads(o->threads);
   if (st == RS_OK)
     st = rs_pipeline_fit(res, arena, &p, path, err);
   if (st == RS_OK && (st = write_report(out, o, *res)) != RS_OK)

@@ -700,6 +700,61 @@ static rs_status read_all(run *r, rs_arena *arena, const rs_ingest_options *opts
   return RS_OK;
 }
 
+/* ---- the same loop on part of a file (ingest_parts.c) ---- */
+
+rs_status rs_ingest_csv_header(rs_ingest_layout *out, rs_sample_format *format, size_t *line,
+                               rs_csv_reader *reader, const char *path,
+                               const rs_ingest_options *opts, rs_arena *arena, rs_error *err) {
+  const rs_csv_field *f;
+  size_t n;
+  run r;
+  memset(&r, 0, sizeof(r));
+  r.reader = reader;
+  r.path = path;
+  rs_status st = rs_csv_next(reader, &f, &n, err);
+  if (st != RS_OK || n == 0)
+    return st == RS_OK ? RS_INVALID : st;
+  st = start(&r, arena, opts ? opts->format : RS_FORMAT_AUTO, f, n, err);
+  *out = r.layout;
+  *format = r.res.format;
+  *line = f[n - 1].line;
+  for (size_t i = 0; i < n && st == RS_OK; i++)
+    if (f[i].quoted || f[i].line != *line)
+      st = RS_INVALID; /* a header a line cut could split: not for parts */
+  return st;
+}
+
+rs_status rs_ingest_csv_rows(rs_csv_reader *reader, const char *path,
+                             const rs_ingest_layout *layout, rs_sample_sink sink, void *ctx,
+                             rs_ingest_result *res, rs_error *err) {
+  const rs_csv_field *f;
+  size_t n;
+  run r;
+  rs_arena arena;
+  memset(&r, 0, sizeof(r));
+  r.reader = reader;
+  r.path = path;
+  r.layout = *layout;
+  r.sink = sink;
+  r.ctx = ctx;
+  r.res.format = RS_FORMAT_NATIVE;
+  r.res.columns = layout->ncols;
+  rs_arena_init(&arena, 0);
+  r.arena = &arena;
+  rs_status st = column_bounds(&r, &arena, err);
+  while (st == RS_OK) {
+    /* read_all's loop: plain rows in place, the others through do_row */
+    if (r.fast_cols != NULL && (st = fast_rows(&r, err)) != RS_OK)
+      break;
+    if ((st = rs_csv_next(reader, &f, &n, err)) != RS_OK || n == 0)
+      break;
+    st = do_row(&r, f, n, err);
+  }
+  rs_arena_release(&arena);
+  *res = r.res;
+  return st;
+}
+
 static rs_status run_reader(rs_csv_reader *reader, const char *path, const rs_ingest_options *opts,
                             rs_sample_sink sink, void *ctx, rs_ingest_result *result,
                             rs_error *err) {

@@ -55,6 +55,21 @@ rs_status rs_ingest_set_cell(rs_sample *s, const rs_column *c, const char *colna
                              const char *text, size_t len, const char *path, size_t line,
                              size_t col, rs_error *err);
 
+/* The row loop of ingest.c on part of a file (ingest_parts.c). The first
+ * record of reader as rs_ingest_file reads it: the layout (in arena), the
+ * format found and the header's line; RS_INVALID also for a header with a
+ * quoted field or over two lines, which parts do not take. */
+rs_status rs_ingest_csv_header(rs_ingest_layout *out, rs_sample_format *format, size_t *line,
+                               rs_csv_reader *reader, const char *path,
+                               const rs_ingest_options *opts, rs_arena *arena, rs_error *err);
+
+/* Every record of reader as a row of layout (a native header read before),
+ * to sink; res counts rows and repeated headers. Errors as rs_ingest_file's,
+ * with the reader's lines. */
+rs_status rs_ingest_csv_rows(rs_csv_reader *reader, const char *path,
+                             const rs_ingest_layout *layout, rs_sample_sink sink, void *ctx,
+                             rs_ingest_result *res, rs_error *err);
+
 /* Native header (ingest_native.c): every name must be a documented column or
  * start with x_. */
 rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,

@@ -3,6 +3,7 @@
 #include "rightsize/pipeline.h"
 
 #include <string.h>
+#include <unistd.h>
 
 void rs_pipeline_options_init(rs_pipeline_options *o) {
   memset(o, 0, sizeof(*o));
@@ -49,9 +50,9 @@ rs_status rs_pipeline_summarize(rs_summary **out, rs_arena *arena, const char *c
 rs_status rs_pipeline_fit_profile(rs_fit_result **out, rs_arena *arena, const rs_pipeline *p,
                                   const rs_profile *profile, rs_error *err) {
   rs_summary *sum;
-  rs_summary_options so = {.progress = p->progress}; /* zeros: the defaults */
+  rs_summary_options so = {.progress = p->progress, .threads = p->threads}; /* else defaults */
   *out = NULL;
-  rs_status st = rs_summary_from_profile(&sum, arena, profile, p->progress ? &so : NULL, err);
+  rs_status st = rs_summary_from_profile(&sum, arena, profile, &so, err);
   if (st == RS_OK)
     st = rs_fit(out, arena, sum, p->catalog, p->basis, p->overlay, &p->fit, err);
   return st;
@@ -112,4 +113,11 @@ rs_status rs_pipeline_check(rs_check_report **out, rs_arena *arena, const rs_pip
   rs_check_report_tally(rep, results, req->nprofiles, with.catalog, with.basis, with.overlay);
   *out = rep;
   return RS_OK;
+}
+
+unsigned rs_pipeline_threads(unsigned asked) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  if (asked > 0)
+    return asked;
+  return cpus <= 0 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
 }

@@ -16,6 +16,7 @@ typedef struct builder {
   rs_stats *stats;
   double request_interval_s; /* the option's; a profile's file may say its own */
   rs_progress *progress;
+  unsigned threads; /* --threads for a native CSV; --exact reads in one pass */
 } builder;
 
 static const char *const warning_names[] = {
@@ -238,6 +239,22 @@ static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs
   return RS_OK;
 }
 
+/* rs_ingest_parts over rs_stats: one accumulator per part of a file. */
+static rs_status part_open(void *ctx, void **part, rs_error *err) {
+  rs_stats *st = NULL;
+  rs_status rc = rs_stats_new_part(&st, ctx, err);
+  *part = st;
+  return rc;
+}
+
+static bool part_fits(const void *acc, const void *part) { return rs_stats_continues(acc, part); }
+
+static rs_status part_append(void *acc, void *part, rs_error *err) {
+  return rs_stats_append(acc, part, err);
+}
+
+static void part_close(void *part) { rs_stats_free(part); }
+
 static rs_status read_file(builder *b, const char *path, rs_sample_format format,
                            const char *mapping, double interval_s, const rs_selection *select,
                            rs_error *err) {
@@ -257,7 +274,14 @@ static rs_status read_file(builder *b, const char *path, rs_sample_format format
     io.map = &map;
   }
   rs_stats_begin_file(b->stats, path);
-  st = rs_ingest_file(path, &io, rs_stats_sink, b->stats, &res, err);
+  rs_ingest_parts parts = {.threads = b->threads,
+                           .ctx = b->stats,
+                           .sink = rs_stats_sink,
+                           .open = part_open,
+                           .fits = part_fits,
+                           .append = part_append,
+                           .close = part_close};
+  st = rs_ingest_file_parts(path, &io, &parts, &res, err);
   if (st != RS_OK)
     return st;
   in->path = path;
@@ -298,6 +322,7 @@ static rs_status begin(builder *b, rs_arena *arena, size_t ninputs, const rs_sum
   b->sum->exact = opts && opts->stats.exact;
   b->request_interval_s = opts ? opts->request_interval_s : 0.0;
   b->progress = opts ? opts->progress : NULL;
+  b->threads = opts && !opts->stats.exact ? opts->threads : 1;
   return rs_stats_new(&b->stats, opts ? &opts->stats : NULL, err);
 }
 

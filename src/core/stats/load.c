@@ -47,7 +47,7 @@ rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_L
     if (!isnan(lat_ms[q]) && rs_sketch_add(&s->lat[q], lat_ms[q]) != RS_OK)
       return RS_NOMEM;
   s->n++;
-  s->rate_sum += rate;
+  rs_xsum_add(&s->rate_sum, rate);
   return RS_OK;
 }
 
@@ -57,7 +57,7 @@ rs_status rs_load_merge(rs_load_acc *dst, const rs_load_acc *src) {
       if (rs_sketch_merge(&dst->slot[i].lat[q], &src->slot[i].lat[q]) != RS_OK)
         return RS_NOMEM;
     dst->slot[i].n += src->slot[i].n;
-    dst->slot[i].rate_sum += src->slot[i].rate_sum;
+    rs_xsum_merge(&dst->slot[i].rate_sum, &src->slot[i].rate_sum);
   }
   return RS_OK;
 }
@@ -76,7 +76,7 @@ void rs_load_finish(const rs_load_acc *a, rs_load_stats *out) {
     b->n = s->n;
     b->rate_lo = i == 0 ? 0.0 : edge(i);
     b->rate_hi = edge(i + 1); /* the last bucket also takes any higher rate */
-    b->rate_mean = s->rate_sum / (double)s->n;
+    b->rate_mean = rs_xsum_value(&s->rate_sum) / (double)s->n;
     for (int q = 0; q < RS_LOAD_LATENCIES; q++) {
       b->lat_n[q] = s->lat[q].count;
       b->lat_ms[q] = rs_sketch_quantile(&s->lat[q], 0.5);

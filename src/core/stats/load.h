@@ -5,10 +5,11 @@
 
 #include "rightsize/stats.h"
 #include "sketch.h"
+#include "xsum.h"
 
 typedef struct rs_load_slot {
   uint64_t n;
-  double rate_sum;
+  rs_xsum rate_sum; /* exact, so merging keeps the mean's bits */
   rs_sketch lat[RS_LOAD_LATENCIES];
 } rs_load_slot;
 

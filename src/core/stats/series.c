@@ -21,7 +21,7 @@ static void cell_add(rs_series_cell *c, const rs_series_cell *s) {
   if (c->n == 0 || s->max > c->max)
     c->max = s->max;
   c->n += s->n;
-  c->sum += s->sum;
+  rs_xsum_merge(&c->sum, &s->sum);
 }
 
 void rs_series_init(rs_series_acc *a) {
@@ -89,7 +89,7 @@ static void reserve(rs_series_acc *a, double t_lo, double t_hi) {
 }
 
 void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
-  rs_series_cell one = {1, v, v, v};
+
   /* The bucket of the last time, still in range at the same width: there
    * reserve() would change nothing. */
   if (!(t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
@@ -99,7 +99,13 @@ void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
     a->memo_width = a->width;
     a->memo_k = (int64_t)floor(t / a->width);
   }
-  cell_add(&a->cell[ch][a->memo_k - a->k0], &one);
+  rs_series_cell *c = &a->cell[ch][a->memo_k - a->k0];
+  if (c->n == 0 || v < c->min)
+    c->min = v;
+  if (c->n == 0 || v > c->max)
+    c->max = v;
+  c->n++;
+  rs_xsum_add(&c->sum, v);
 }
 
 void rs_series_merge(rs_series_acc *dst, const rs_series_acc *src) {
@@ -127,7 +133,7 @@ static void point_finish(const rs_series_cell *c, rs_series_point *p) {
   }
   p->min = c->min;
   p->max = c->max;
-  p->mean = c->sum / (double)c->n;
+  p->mean = rs_xsum_value(&c->sum) / (double)c->n;
 }
 
 static bool channel_used(const rs_series_acc *a, int ch) {

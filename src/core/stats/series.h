@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "rightsize/stats.h"
+#include "xsum.h"
 
 /* Channels: GPU_UTIL of device d is d, GPU_MEM_USED of device d is
  * RS_SERIES_DEVICES + d, the request rate is RS_SERIES_RATE. */
@@ -15,7 +16,8 @@
 
 typedef struct rs_series_cell {
   uint64_t n;
-  double min, max, sum;
+  double min, max;
+  rs_xsum sum; /* exact: the mean does not depend on the order rows were added in */
 } rs_series_cell;
 
 typedef struct rs_series_acc {
@@ -45,7 +47,7 @@ static inline void rs_series_add_fast(rs_series_acc *a, double t, int ch, double
     if (c->n == 0 || v > c->max)
       c->max = v;
     c->n++;
-    c->sum += v;
+    rs_xsum_add(&c->sum, v);
     return;
   }
   rs_series_add(a, t, ch, v);

@@ -12,23 +12,30 @@
 #include "series.h"
 #include "sketch.h"
 #include "stats_internal.h"
+#include "xsum.h"
 
 const double rs_quantile_levels[RS_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99};
 
 #define NSLOTS RS_MAX_DEVICES
 
+/* The sums are exact (xsum.h), so a metric's mean and standard deviation
+ * are the same bits however its values were split and merged. */
 typedef struct acc {
   uint64_t n;
-  double min, max, mean, m2; /* Welford */
+  double min, max;
+  rs_xsum s1;  /* sum of the values */
+  rs_xsum2 s2; /* sum of their squares */
   rs_sketch sk;
   double *vals; /* exact mode only */
   size_t nvals, avals;
 } acc;
 
-/* Co-moments of (x, y) pairs, updated one pair at a time (Welford). */
+/* Exact sums of (x, y) pairs, their squares and products: the co-moments
+ * at finish (rs_xsum_comoment). */
 typedef struct pair {
   uint64_t n;
-  double mx, my, cxx, cxy, cyy;
+  rs_xsum sx, sy;
+  rs_xsum2 sxx, sxy, syy;
 } pair;
 
 /* Host metrics paired with the request rate, in this order. */
@@ -41,6 +48,10 @@ typedef struct window {
   double idx, max;
   double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known */
   rs_sketch peaks;
+  /* A part (rs_stats_begin_part) holds its first window back when it
+   * closes: it may be the same window as the last one before the part. */
+  bool hold_first, head_closed;
+  double head_idx, head_max;
 } window;
 
 struct rs_stats {
@@ -62,6 +73,11 @@ struct rs_stats {
   rs_load_acc load;       /* latency by load bucket */
   rs_series_acc timeline; /* over time, for charts */
   size_t exact_left;      /* --exact: values the accumulators may still allocate */
+  /* A part of a file (rs_stats_begin_part): the first row of each series
+   * here, which rs_stats_append compares with the rows before the part. */
+  bool part;
+  bool opened[NSLOTS];
+  double first_t[NSLOTS];
 };
 
 static void acc_init(acc *a) {
@@ -139,9 +155,8 @@ static inline rs_status acc_add_sketch(acc *a, double v) {
   if (rs_sketch_add(&a->sk, v) != RS_OK)
     return RS_NOMEM;
   a->n++;
-  double delta = v - a->mean;
-  a->mean += delta / (double)a->n;
-  a->m2 += delta * (v - a->mean);
+  rs_xsum_add(&a->s1, v);
+  rs_xsum2_add(&a->s2, v, v);
   if (a->n == 1 || v < a->min)
     a->min = v;
   if (a->n == 1 || v > a->max)
@@ -197,6 +212,8 @@ static double window_edge(double k, double width) {
   return NAN;
 }
 
+static rs_status window_close(window *w);
+
 static rs_status window_add(window *w, double t, double v, double width) {
   /* Rows of the open window skip the division: its edges are known. */
   if (w->open && t >= w->lo && t < w->hi) {
@@ -210,7 +227,7 @@ static rs_status window_add(window *w, double t, double v, double width) {
       w->max = v;
     return RS_OK;
   }
-  if (w->open && rs_sketch_add(&w->peaks, w->max) != RS_OK)
+  if (w->open && window_close(w) != RS_OK)
     return RS_NOMEM;
   w->open = true;
   w->idx = idx;
@@ -226,6 +243,10 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
     st->has_last[slot] = true;
     st->last_t[slot] = s->t;
     st->series++;
+    if (st->part) {
+      st->opened[slot] = true;
+      st->first_t[slot] = s->t;
+    }
     return RS_OK;
   }
   double dt = s->t - st->last_t[slot];
@@ -253,13 +274,11 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
 
 static void pair_add(pair *p, double x, double y) {
   p->n++;
-  double dx = x - p->mx;
-  p->mx += dx / (double)p->n;
-  double dy = y - p->my;
-  p->my += dy / (double)p->n;
-  p->cxx += dx * (x - p->mx);
-  p->cxy += dx * (y - p->my);
-  p->cyy += dy * (y - p->my);
+  rs_xsum_add(&p->sx, x);
+  rs_xsum_add(&p->sy, y);
+  rs_xsum2_add(&p->sxx, x, x);
+  rs_xsum2_add(&p->sxy, x, y);
+  rs_xsum2_add(&p->syy, y, y);
 }
 
 /* Rows carrying the request rate also feed the load lines and, with a
@@ -419,8 +438,8 @@ static void acc_finish_vals(const acc *a, bool exact, double *vals, size_t nvals
   }
   out->min = a->min;
   out->max = a->max;
-  out->mean = a->mean;
-  out->stddev = sqrt(a->m2 / (double)a->n);
+  out->mean = rs_xsum_value(&a->s1) / (double)a->n;
+  out->stddev = sqrt(rs_xsum_comoment(a->n, &a->s1, &a->s1, &a->s2) / (double)a->n);
   out->exact = exact && nvals == a->n;
   if (out->exact)
     exact_quantiles(vals, nvals, out->q);
@@ -439,6 +458,8 @@ static rs_status window_finish(const window *w, double width, rs_window_stats *o
   rs_status rc = RS_OK;
   rs_sketch_init(&tmp);
   rc = rs_sketch_merge(&tmp, &w->peaks);
+  if (rc == RS_OK && w->head_closed)
+    rc = rs_sketch_add(&tmp, w->head_max);
   if (rc == RS_OK && w->open)
     rc = rs_sketch_add(&tmp, w->max);
   out->window_s = width;
@@ -517,31 +538,32 @@ static void shape_finish(rs_endpoint_stats *out) {
 }
 
 static void pair_finish(const pair *p, rs_linear_fit *out) {
+  double n = (double)p->n;
+  double mx = p->n ? rs_xsum_value(&p->sx) / n : NAN, my = p->n ? rs_xsum_value(&p->sy) / n : NAN;
+  double cxx = rs_xsum_comoment(p->n, &p->sx, &p->sx, &p->sxx);
+  double cxy = rs_xsum_comoment(p->n, &p->sx, &p->sy, &p->sxy);
+  double cyy = rs_xsum_comoment(p->n, &p->sy, &p->sy, &p->syy);
   out->n = p->n;
-  out->x_mean = p->n ? p->mx : NAN;
-  out->y_mean = p->n ? p->my : NAN;
-  out->x_stddev = p->n > 1 ? sqrt(p->cxx / (double)(p->n - 1)) : NAN;
+  out->x_mean = mx;
+  out->y_mean = my;
+  out->x_stddev = p->n > 1 ? sqrt(cxx / (double)(p->n - 1)) : NAN;
   out->slope = out->intercept = out->r2 = NAN;
-  if (p->n < 2 || !(p->cxx > 0))
+  if (p->n < 2 || !(cxx > 0))
     return;
-  out->slope = p->cxy / p->cxx;
-  out->intercept = p->my - out->slope * p->mx;
-  if (p->cyy > 0)
-    out->r2 = p->cxy * p->cxy / (p->cxx * p->cyy);
+  out->slope = cxy / cxx;
+  out->intercept = my - out->slope * mx;
+  if (cyy > 0)
+    out->r2 = cxy * cxy / (cxx * cyy);
 }
 
-/* Chan et al.'s combination of co-moments. */
+/* Exact sums add. */
 static void pair_merge(pair *dst, const pair *src) {
-  if (src->n == 0)
-    return;
-  double n = (double)(dst->n + src->n), dx = src->mx - dst->mx, dy = src->my - dst->my;
-  double w = (double)dst->n * (double)src->n / n;
-  dst->cxx += src->cxx + dx * dx * w;
-  dst->cxy += src->cxy + dx * dy * w;
-  dst->cyy += src->cyy + dy * dy * w;
-  dst->mx += dx * (double)src->n / n;
-  dst->my += dy * (double)src->n / n;
   dst->n += src->n;
+  rs_xsum_merge(&dst->sx, &src->sx);
+  rs_xsum_merge(&dst->sy, &src->sy);
+  rs_xsum2_merge(&dst->sxx, &src->sxx);
+  rs_xsum2_merge(&dst->sxy, &src->sxy);
+  rs_xsum2_merge(&dst->syy, &src->syy);
 }
 
 static rs_status acc_merge(acc *dst, const acc *src, size_t cap);
@@ -647,10 +669,8 @@ static rs_status acc_merge_moments(acc *dst, const acc *src) {
     return RS_OK;
   if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
     return RS_NOMEM;
-  /* Chan et al.'s parallel combination of mean and M2. */
-  double n = (double)(dst->n + src->n), delta = src->mean - dst->mean;
-  dst->m2 += src->m2 + delta * delta * (double)dst->n * (double)src->n / n;
-  dst->mean += delta * (double)src->n / n;
+  rs_xsum_merge(&dst->s1, &src->s1);
+  rs_xsum2_merge(&dst->s2, &src->s2);
   dst->min = dst->n == 0 || src->min < dst->min ? src->min : dst->min;
   dst->max = dst->n == 0 || src->max > dst->max ? src->max : dst->max;
   dst->n += src->n;
@@ -676,12 +696,19 @@ static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
 
 static rs_status window_merge(window *dst, const window *src) {
   rs_status rc = rs_sketch_merge(&dst->peaks, &src->peaks);
+  if (rc == RS_OK && src->head_closed)
+    rc = rs_sketch_add(&dst->peaks, src->head_max);
   if (rc == RS_OK && src->open)
     rc = rs_sketch_add(&dst->peaks, src->max);
   return rc;
 }
 
-rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
+static rs_status window_append(window *dst, const window *src);
+static rs_status coverage_append(rs_stats *dst, const rs_stats *part);
+
+/* src's rows after dst's: another file's (merge), or the next part of the
+ * same file (append: windows and series continue across the cut). */
+static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error *err) {
   rs_status rc = RS_OK;
   size_t cap = dst->o.exact_max_values;
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
@@ -696,12 +723,14 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     dst->dev_seen[d] = dst->dev_seen[d] || src->dev_seen[d];
     pair_merge(&dst->dev_load[d], &src->dev_load[d]);
-    rc = window_merge(&dst->dev_mem[d], &src->dev_mem[d]);
+    rc = append ? window_append(&dst->dev_mem[d], &src->dev_mem[d])
+                : window_merge(&dst->dev_mem[d], &src->dev_mem[d]);
   }
   for (size_t i = 0; i < NHOST_PAIRS; i++)
     pair_merge(&dst->host_load[i], &src->host_load[i]);
   if (rc == RS_OK)
-    rc = window_merge(&dst->host_mem, &src->host_mem);
+    rc = append ? window_append(&dst->host_mem, &src->host_mem)
+                : window_merge(&dst->host_mem, &src->host_mem);
   if (rc == RS_OK)
     rc = rs_sketch_merge(&dst->intervals, &src->intervals);
   if (rc == RS_OK)
@@ -721,7 +750,13 @@ rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
     dst->grid_first = src->grid_first;
   if (src->grid_last > dst->grid_last)
     dst->grid_last = src->grid_last;
+  if (append && coverage_append(dst, src) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory merging statistics");
   return RS_OK;
+}
+
+rs_status rs_stats_merge(rs_stats *dst, const rs_stats *src, rs_error *err) {
+  return fold(dst, src, false, err);
 }
 
 static size_t acc_footprint(const acc *a) { return a->sk.nbins + a->avals; }
@@ -739,4 +774,96 @@ size_t rs_stats_footprint(const rs_stats *st) {
   for (int d = 0; d < NSLOTS; d++)
     n += st->dev_mem[d].peaks.nbins;
   return n;
+}
+
+/* ---- parts of one file (threads) ---- */
+
+rs_status rs_stats_new_part(rs_stats **out, const rs_stats *like, rs_error *err) {
+  rs_stats *st;
+  rs_status rc = rs_stats_new(&st, &like->o, err);
+  if (rc != RS_OK)
+    return rc;
+  assert(!st->o.exact);
+  st->part = true;
+  for (int d = 0; d < NSLOTS; d++)
+    st->dev_mem[d].hold_first = true;
+  st->host_mem.hold_first = true;
+  *out = st;
+  return RS_OK;
+}
+
+bool rs_stats_continues(const rs_stats *dst, const rs_stats *part) {
+  for (int d = 0; d < NSLOTS; d++)
+    if (part->opened[d] && dst->has_last[d] && part->first_t[d] < dst->last_t[d])
+      return false;
+  return true;
+}
+
+/* Ends w's open window: into the peaks, or held back as a part's first. */
+static rs_status window_close(window *w) {
+  w->open = false;
+  if (w->hold_first && !w->head_closed) {
+    w->head_closed = true;
+    w->head_idx = w->idx;
+    w->head_max = w->max;
+    return RS_OK;
+  }
+  return rs_sketch_add(&w->peaks, w->max);
+}
+
+/* Continues dst's open window with a window (idx, max), or ends it. */
+static rs_status window_continue(window *dst, double idx, double max) {
+  if (dst->open && dst->idx == idx) {
+    dst->max = dst->max > max ? dst->max : max;
+    return RS_OK;
+  }
+  if (dst->open && window_close(dst) != RS_OK)
+    return RS_NOMEM;
+  dst->open = true;
+  dst->idx = idx;
+  dst->max = max;
+  dst->lo = dst->hi = NAN; /* edges unknown: window_add divides */
+  return RS_OK;
+}
+
+/* The windows of part after those of dst: part's first window is dst's
+ * open one continued when both have the same index, as one pass has it. */
+static rs_status window_append(window *dst, const window *src) {
+  if (!src->open)
+    return RS_OK; /* src saw no value */
+  if (!src->head_closed)
+    return window_continue(dst, src->idx, src->max);
+  if (window_continue(dst, src->head_idx, src->head_max) != RS_OK || window_close(dst) != RS_OK ||
+      rs_sketch_merge(&dst->peaks, &src->peaks) != RS_OK)
+    return RS_NOMEM;
+  dst->open = true;
+  dst->idx = src->idx;
+  dst->max = src->max;
+  dst->lo = dst->hi = NAN; /* edges unknown: window_add divides */
+  return RS_OK;
+}
+
+/* Each series part opened continues dst's series of that device, if any:
+ * the step between them is what one pass would have measured. */
+static rs_status coverage_append(rs_stats *dst, const rs_stats *part) {
+  for (int d = 0; d < NSLOTS; d++) {
+    if (part->opened[d] && dst->has_last[d]) {
+      double dt = part->first_t[d] - dst->last_t[d];
+      dst->series--;
+      if (dt == 0)
+        dst->duplicates++;
+      else if (rs_sketch_add(&dst->intervals, dt) != RS_OK)
+        return RS_NOMEM;
+    }
+    if (part->has_last[d]) {
+      dst->has_last[d] = true;
+      dst->last_t[d] = part->last_t[d];
+    }
+  }
+  return RS_OK;
+}
+
+rs_status rs_stats_append(rs_stats *dst, const rs_stats *part, rs_error *err) {
+  assert(part->part && rs_stats_continues(dst, part));
+  return fold(dst, part, true, err);
 }

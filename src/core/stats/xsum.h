@@ -1,0 +1,115 @@
+/* Exact sums of metric values and of their products, private to the
+ * statistics (docs/statistics.md, "Merging").
+ *
+ * A floating-point running sum (or Welford's running mean) depends on the
+ * order of the values, so statistics folded in pieces (files, threads)
+ * and merged would differ in their last bits from one pass. These sums are
+ * fixed-point integers wide enough to hold every metric value exactly:
+ * a valid value is 0 or at least 1e-9 (rs_metric_in_range), so it is a
+ * whole multiple of 2^-82, and at most 2^50 (1 PiB); a product of two is a
+ * whole multiple of 2^-164. rs_xsum keeps 256 bits with the lowest worth
+ * 2^-96, rs_xsum2 512 bits worth 2^-192 each, so the sum of up to 2^64
+ * values (or products) below 2^100 is exact, addition is associative and
+ * merging is integer addition: the same values give the same bits in any
+ * order and any split. A value below 2^-96 loses the bits below it, and a
+ * value of 2^100 or more counts as 2^100 (neither is a valid metric
+ * value); the result is still the same in every order. */
+#ifndef RIGHTSIZE_XSUM_H
+#define RIGHTSIZE_XSUM_H
+
+#include <stdint.h>
+#include <string.h>
+
+#define RS_XSUM_WORDS 4
+#define RS_XSUM2_WORDS 8
+
+typedef struct rs_xsum {
+  uint64_t w[RS_XSUM_WORDS]; /* little-endian words, the lowest bit worth 2^-96 */
+} rs_xsum;
+
+typedef struct rs_xsum2 {
+  uint64_t w[RS_XSUM2_WORDS]; /* the lowest bit worth 2^-192 */
+} rs_xsum2;
+
+/* Adds v (finite, >= 0; asserted). */
+static inline void rs_xsum_add(rs_xsum *s, double v);
+
+/* Adds the exact product x * y (both finite, >= 0; asserted). */
+static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y);
+
+void rs_xsum_merge(rs_xsum *dst, const rs_xsum *src);
+void rs_xsum2_merge(rs_xsum2 *dst, const rs_xsum2 *src);
+
+/* The sum, correctly rounded to a double. */
+double rs_xsum_value(const rs_xsum *s);
+
+/* The centred co-moment sum over n pairs, sum (x - mean x)(y - mean y) =
+ * (n Sxy - Sx Sy) / n, from the exact sums sx, sy and sxy: the integer
+ * n Sxy - Sx Sy is exact, so the result is rounded only by the division
+ * (a constant series gives exactly 0). 0 when n is 0. */
+double rs_xsum_comoment(uint64_t n, const rs_xsum *sx, const rs_xsum *sy, const rs_xsum2 *sxy);
+
+/* ---- the adds, inline: they run for every value ---- */
+
+/* Values outside the fast paths (0 < v < 2^-44, v >= 2^100, not finite):
+ * xsum.c. */
+void rs_xsum_add_slow(rs_xsum *s, double v);
+void rs_xsum2_add_slow(rs_xsum2 *s, double x, double y);
+
+#define RS_XSUM_MANT(b) (((b) & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52))
+
+/* Adds w[i] += a, w[i + 1] += b (+ carries) in an n-word number. */
+static inline void rs_xsum_add2w(uint64_t *w, int n, int i, uint64_t a, uint64_t b) {
+  uint64_t t = w[i] + a, c = t < a;
+  w[i] = t;
+  t = w[i + 1] + b;
+  uint64_t c2 = t < b;
+  t += c;
+  c2 |= t < c;
+  w[i + 1] = t;
+  for (i += 2; c2 != 0 && i < n; i++)
+    c2 = ++w[i] == 0;
+}
+
+static inline void rs_xsum_add(rs_xsum *s, double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof(b));
+  if (b == 0)
+    return;
+  /* exponent field 979 (2^-44) .. 1122 (below 2^100): the value's bits from
+   * 2^(ef - 1075) start at bit sh = ef - 979 >= 0, in words sh / 64 and the next */
+  int sh = (int)(b >> 52) - 1075 + 96;
+  if (sh < 0 || sh > 143) {
+    rs_xsum_add_slow(s, v);
+    return;
+  }
+  uint64_t m = RS_XSUM_MANT(b);
+  int bit = sh & 63;
+  rs_xsum_add2w(s->w, RS_XSUM_WORDS, sh >> 6, m << bit, (m >> 1) >> (63 - bit));
+}
+
+static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
+  uint64_t bx, by;
+  memcpy(&bx, &x, sizeof(bx));
+  memcpy(&by, &y, sizeof(by));
+  if (bx == 0 || by == 0)
+    return;
+  /* both in the fast path's range of rs_xsum_add: the product's bits start
+   * at bit sh >= 0 and end below bit 392 */
+  int sh = (int)(bx >> 52) + (int)(by >> 52) - 2150 + 192;
+  if ((bx >> 52) - 979 > 143 || (by >> 52) - 979 > 143) {
+    rs_xsum2_add_slow(s, x, y);
+    return;
+  }
+  __extension__ typedef unsigned __int128 rs_u128;
+  rs_u128 p = (rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by);
+  uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+  int i = sh >> 6, bit = sh & 63;
+  uint64_t w0 = lo << bit, w1 = (hi << bit) | ((lo >> 1) >> (63 - bit)),
+           w2 = (hi >> 1) >> (63 - bit);
+  uint64_t t = s->w[i] + w0, c = t < w0;
+  s->w[i] = t;
+  rs_xsum_add2w(s->w, RS_XSUM2_WORDS, i + 1, w1 + c, w2 + (w1 + c < c));
+}
+
+#endif
