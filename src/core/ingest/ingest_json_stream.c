@@ -945,8 +945,8 @@ static int time_of_day(const char *s) {
 static rs_status time_parse(day_cache *d, const char *s, size_t n, double *out) {
   int tod;
   rs_status st;
-  if (d->len == n && memcmp(s, d->text, 11) == 0 && memcmp(s + 19, d->text + 19, n - 19) == 0 &&
-      (tod = time_of_day(s)) >= 0) {
+  if (n >= 20 && d->len == n && memcmp(s, d->text, 11) == 0 &&
+      memcmp(s + 19, d->text + 19, n - 19) == 0 && (tod = time_of_day(s)) >= 0) {
     double t = d->t - d->tod + tod;
     if (rs_time_in_range(t)) {
       *out = t;
@@ -1874,8 +1874,7 @@ size_t rs_json_stream_tree_max = RS_INGEST_EXPORT_MAX;
 /* The whole input from fd (or mem when it is set), for the tree reader. */
 static rs_status fallback(int fd, const char *mem, long long size, const char *path,
                           rs_sample_format format, double instant_t, const rs_ingest_options *opts,
-                          rs_sample_sink sink, void *ctx, rs_ingest_result *result,
-                          rs_error *err) {
+                          rs_sample_sink sink, void *ctx, rs_ingest_result *result, rs_error *err) {
   char *data = malloc((size_t)size + 1);
   size_t got = 0;
   rs_status st;
@@ -1909,7 +1908,7 @@ typedef struct job {
   rs_series_map defaults;
   reader r;
   cursor c;
-  char *buf; /* pass 1's window */
+  char *buf;         /* pass 1's window */
   size_t wcap;       /* its size */
   const char *mem;   /* a plain memory input, read in place (else NULL) */
   long long mem_len; /* its bytes */
@@ -1988,7 +1987,8 @@ static rs_status settle(job *j, rs_status st, int fd, long long size, rs_sample_
   }
   if (size <= (long long)rs_json_stream_tree_max) {
     *tree = true;
-    return fallback(fd, j->mem, size, j->path, format, instant_t, j->opts, sink, ctx, result, j->err);
+    return fallback(fd, j->mem, size, j->path, format, instant_t, j->opts, sink, ctx, result,
+                    j->err);
   }
   if (j->c.strict) /* a copy over the cap that strict pass 1 refused: read it as a big file */
     return rerun(j, fd, false, false);
