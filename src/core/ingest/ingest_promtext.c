@@ -523,7 +523,12 @@ rs_status rs_ingest_prom_text_stream(rs_instream *in, const char *path, double i
   rs_arena arena;
   rs_export x;
   rs_series_map defaults;
-  text_in t = {in, malloc(BLOCK), BLOCK, 0, 0, false, 0};
+  /* An input already in memory needs no more than its own size (and one
+   * byte): a small one allocates little. The buffer grows for a long line. */
+  size_t mem_len = 0, cap = BLOCK;
+  if (rs_instream_memory(in, &mem_len) != NULL && mem_len < BLOCK - 64)
+    cap = mem_len + 64;
+  text_in t = {in, malloc(cap), cap, 0, 0, false, 0};
   text_run *r = calloc(1, sizeof(*r));
   rs_status st = RS_OK;
   rs_series_map_init(&defaults);
