@@ -92,20 +92,13 @@ void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
 
   /* The bucket of the last time, still in range at the same width: there
    * reserve() would change nothing. */
-  if (!(t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
-        a->memo_k < a->k0 + (int64_t)a->n)) {
+  if (!rs_series_memo_hit(a, t)) {
     reserve(a, t, t);
     a->memo_t = t;
     a->memo_width = a->width;
     a->memo_k = (int64_t)floor(t / a->width);
   }
-  rs_series_cell *c = &a->cell[ch][a->memo_k - a->k0];
-  if (c->n == 0 || v < c->min)
-    c->min = v;
-  if (c->n == 0 || v > c->max)
-    c->max = v;
-  c->n++;
-  rs_xsum_add(&c->sum, v);
+  rs_series_memo_add(a, ch, v);
 }
 
 void rs_series_merge(rs_series_acc *dst, const rs_series_acc *src) {

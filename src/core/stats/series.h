@@ -36,21 +36,30 @@ void rs_series_init(rs_series_acc *a);
 /* Adds value v of channel ch at epoch time t (finite). */
 void rs_series_add(rs_series_acc *a, double t, int ch, double v);
 
+/* Whether t falls in the bucket of the last time added (its memo). */
+static inline bool rs_series_memo_hit(const rs_series_acc *a, double t) {
+  return t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
+         a->memo_k < a->k0 + (int64_t)a->n;
+}
+
+/* v into the memo's bucket of channel ch. */
+static inline void rs_series_memo_add(rs_series_acc *a, int ch, double v) {
+  rs_series_cell *c = &a->cell[ch][a->memo_k - a->k0];
+  if (c->n == 0 || v < c->min)
+    c->min = v;
+  if (c->n == 0 || v > c->max)
+    c->max = v;
+  c->n++;
+  rs_xsum_add(&c->sum, v);
+}
+
 /* rs_series_add, inline where the bucket is the last one's (the rows of one
- * timestamp, one per GPU): the same cell update. */
+ * timestamp, one per GPU). */
 static inline void rs_series_add_fast(rs_series_acc *a, double t, int ch, double v) {
-  if (t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
-      a->memo_k < a->k0 + (int64_t)a->n) {
-    rs_series_cell *c = &a->cell[ch][a->memo_k - a->k0];
-    if (c->n == 0 || v < c->min)
-      c->min = v;
-    if (c->n == 0 || v > c->max)
-      c->max = v;
-    c->n++;
-    rs_xsum_add(&c->sum, v);
-    return;
-  }
-  rs_series_add(a, t, ch, v);
+  if (rs_series_memo_hit(a, t))
+    rs_series_memo_add(a, ch, v);
+  else
+    rs_series_add(a, t, ch, v);
 }
 
 /* Adds src's buckets into dst (coarsening either to a common width). */
