@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "time_fast.h"
 #include "rightsize/ingest.h"
 
 #define MAX_ROWS 4096
@@ -46,8 +47,22 @@ static const char *const small[] = {"0",
 static const char *const large[] = {
     "0",  "3005.0", "999999999.999999", "65535.99", "1.5e5", "107374182.400001", "",
     "42", "0.0",    "123456.789012345", "20.5",     "7"};
-static const char *const times[] = {"1764460800",  "1764460800.5",  "2025-12-01T00:00:00Z",
-                                    " 1764460801", "1764460802.25", "\"1764460803\""};
+static const char *const times[] = {"1764460800",
+                                    "1764460800.5",
+                                    "2025-12-01T00:00:00Z",
+                                    " 1764460801",
+                                    "1764460802.25",
+                                    "\"1764460803\"",
+                                    "2025-12-01T00:00:01.250Z",
+                                    "2025-12-01t00:00:02+05:30",
+                                    "2025-12-01 00:00:03-0800",
+                                    "2025-12-01T23:59:60z",
+                                    "2024-02-29T12:00:00Z",
+                                    "2025/12/01 00:00:04.5",
+                                    "2025-12-01T00:00:05",
+                                    "2025-12-02T00:00:06.1234567890123456Z",
+                                    "\"2025-12-02T00:00:07Z\"",
+                                    "2025-12-02T00:00:08Z "};
 static const char *const gpus[] = {"0", "3", "12", "63", "", "07", " 1"};
 static const char *const notes[] = {"", "abc", "\"a,b\"", "x y", "\"q\"\"q\""};
 
@@ -174,6 +189,7 @@ static void test_lines_stop_and_sink_error(void **state) {
   (void)state;
   static rows got;
   rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
   const rs_native_col cols[3] = {
       {.kind = RS_COL_TIMESTAMP},
       {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0},
@@ -183,6 +199,7 @@ static void test_lines_stop_and_sink_error(void **state) {
                        .max_line = 1 << 20,
                        .path = "p",
                        .s = &s,
+                       .day = &day,
                        .sink = keep,
                        .ctx = &got};
   const char *text = "10,1.5,a\r\n11,,\n12,101,b\n13,2,c\n";
@@ -247,6 +264,12 @@ static void test_errors_after_fast_rows(void **state) {
       {"1764460803,0,1,100.5\n", 16, "percentage between 0 and 100"},
       {"1764460803,0,1\n", 15, "row has 3 fields, expected 4"},
       {"1764460803,0,1,0.0000000001\n", 16, "0 or a value from"},
+      {"2026-02-29T00:00:00Z,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T24:00:00Z,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00+24:00,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00.Z,0,1,1\n", 1, "timestamp"},
+      {"1970-01-01T00:00:00+01:00,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00Z,0,1,101\n", 26, "percentage between 0 and 100"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char text[256];

@@ -15,6 +15,7 @@
 #include "rightsize/file.h"
 #include "rightsize/num.h"
 #include "num_fast.h"
+#include "time_fast.h"
 
 /* ---- format names ---- */
 
@@ -397,6 +398,7 @@ typedef struct run {
   double *col_max; /* per column: rs_metric_max of its metric (canonical), for the fast path */
   rs_native_col *fast_cols; /* native files: the handlers of rs_ingest_native_lines, else NULL */
   rs_sample s;              /* the row being built, reused: only what the last row set is cleared */
+  rs_time_day day;          /* the date of the last calendar timestamp (time_fast.h) */
 } run;
 
 /* The column just past a field: where a missing field would have started. */
@@ -472,11 +474,16 @@ static bool fast_metric(rs_sample *s, const rs_column *c, double maxc, const rs_
   return true;
 }
 
-/* The same for unix seconds in range, as rs_time_parse reads them. */
-static bool fast_time(rs_sample *s, const rs_csv_field *f) {
+/* The same for unix seconds in range and for RFC 3339 and nvidia-smi
+ * stamps of the fixed layout (time_fast.h), as rs_time_parse reads them. */
+static bool fast_time(rs_sample *s, rs_time_day *day, const rs_csv_field *f) {
   double t;
-  if (!rs_num_parse_fast(f->text, f->len, &t) || !rs_time_in_range(t))
+  if (f->len > 4 && (f->text[4] == '-' || f->text[4] == '/')) {
+    if (!rs_time_parse_fast_field(f->text, f->len, day, &t))
+      return false;
+  } else if (!rs_num_parse_fast(f->text, f->len, &t) || !rs_time_in_range(t)) {
     return false;
+  }
   s->t = t;
   return true;
 }
@@ -528,7 +535,7 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
     case RS_COL_IGNORED: continue;
     case RS_COL_TIMESTAMP:
       s->t_col = f[i].col;
-      if (fast_time(s, &f[i]))
+      if (fast_time(s, &r->day, &f[i]))
         continue;
       break;
     case RS_COL_METRIC:
@@ -583,6 +590,7 @@ static rs_status fast_rows(run *r, rs_error *err) {
                        .ncols = r->layout.ncols,
                        .path = r->path,
                        .s = &r->s,
+                       .day = &r->day,
                        .sink = r->sink,
                        .ctx = r->ctx};
   size_t len, line, lines;

@@ -6,6 +6,7 @@
 #include "ingest_internal.h"
 #include "rightsize/num.h"
 #include "num_fast.h"
+#include "time_fast.h"
 
 #define NAME_MAX_SUGGEST 64
 
@@ -186,7 +187,7 @@ static inline const char *fast_decimal(const char *q, const char *end, double *o
 /* One cell at q (the first byte of the field) into s; the byte after the
  * cell, or NULL when the fast path does not take it. */
 static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const char *q,
-                                    const char *line_start, const char *end) {
+                                    const char *line_start, const char *end, rs_time_day *day) {
   double v;
   const char *e;
   switch (c->kind) {
@@ -203,8 +204,12 @@ static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const 
     return e;
   case RS_COL_TIMESTAMP:
     s->t_col = (size_t)(q - line_start) + 1;
-    if ((e = fast_decimal(q, end, &v)) == NULL || !rs_time_in_range(v))
-      return NULL;
+    if ((e = fast_decimal(q, end, &v)) != NULL && *e != '-' && *e != '/') {
+      if (!rs_time_in_range(v))
+        return NULL;
+    } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
+      return NULL; /* RFC 3339 or nvidia-smi, else the reader's */
+    }
     s->t = v;
     return e;
   case RS_COL_GPU_INDEX: {
@@ -250,7 +255,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (size_t i = 0; i < nr->ncols; i++) {
       if (i > 0 && *q++ != ',')
         goto stop;
-      if ((q = fast_cell(s, &nr->cols[i], q, p, end)) == NULL)
+      if ((q = fast_cell(s, &nr->cols[i], q, p, end, nr->day)) == NULL)
         goto stop;
     }
     if ((size_t)(q - p) > nr->max_line)
