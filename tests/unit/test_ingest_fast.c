@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,11 +136,27 @@ static void assert_same(const rs_sample *got, const rs_sample *want) {
       assert_memory_equal(&got->v[m], &want->v[m], sizeof(double));
 }
 
-/* Random rows from the lists above, LF or CRLF, some blank lines, the last
+/* A random plain decimal of at most max_int integer digits and nine
+ * fraction digits (at least one digit in all) into buf. */
+static const char *random_decimal(char *buf, uint64_t *x, unsigned max_int) {
+  unsigned ni = (unsigned)(next(x) % (max_int + 1)), nf = (unsigned)(next(x) % 10), k = 0;
+  bool point = nf > 0 || next(x) % 4 == 0;
+  if (ni == 0 && nf == 0)
+    ni = 1;
+  for (unsigned i = 0; i < ni; i++)
+    buf[k++] = (char)('0' + next(x) % 10);
+  if (point)
+    buf[k++] = '.';
+  for (unsigned i = 0; i < nf; i++)
+    buf[k++] = (char)('0' + next(x) % 10);
+  buf[k] = '\0';
+  return buf;
+}
+
+/* Random rows from the lists above (or, with generated, random decimals
+ * in the two wide metric columns), LF or CRLF, some blank lines, the last
  * line with or without its newline: every row as the reference parses it. */
-static void test_rows_match_cell_parser(void **state) {
-  (void)state;
-  uint64_t x = 88172645463325252ull;
+static void rows_match(uint64_t x, bool generated) {
   static rows got;
   static rs_sample want[MAX_ROWS];
   for (int round = 0; round < 40; round++) {
@@ -148,8 +165,13 @@ static void test_rows_match_cell_parser(void **state) {
     assert_non_null(text);
     len += (size_t)snprintf(text + len, cap - len, "%s\n", header);
     for (int r = 0; r < 80; r++) {
+      char mem[32], lat[32];
       const char *cells[NCOLS] = {PICK(times, &x), PICK(gpus, &x),  PICK(large, &x),
                                   PICK(small, &x), PICK(notes, &x), PICK(small, &x)};
+      if (generated) {
+        cells[2] = random_decimal(mem, &x, 9);
+        cells[5] = random_decimal(lat, &x, 2);
+      }
       line++;
       if (next(&x) % 16 == 0) { /* a blank line */
         len += (size_t)snprintf(text + len, cap - len, "\n");
@@ -173,6 +195,20 @@ static void test_rows_match_cell_parser(void **state) {
       assert_same(&got.s[i], &want[i]);
     free(text);
   }
+}
+
+static void test_rows_match_cell_parser(void **state) {
+  (void)state;
+  rows_match(88172645463325252ull, false);
+}
+
+/* Decimals of every length up to 9 + 9 digits (the eight-digit step of
+ * long integer parts, the digit loop, a lone point): the cell parser's
+ * value, bit for bit. */
+static void test_random_decimals_match(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 25; seed++)
+    rows_match(seed * 0x9E3779B97F4A7C15ull, true);
 }
 
 static rs_status fail_second(void *ctx, const rs_sample *s, rs_error *err) {
@@ -293,6 +329,7 @@ static void test_errors_after_fast_rows(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_match_cell_parser),
+      cmocka_unit_test(test_random_decimals_match),
       cmocka_unit_test(test_lines_stop_and_sink_error),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
