@@ -136,6 +136,22 @@ static void assert_same(const rs_sample *got, const rs_sample *want) {
       assert_memory_equal(&got->v[m], &want->v[m], sizeof(double));
 }
 
+/* Reads text (then frees it) and compares its rows with want. */
+static void read_and_compare(const char *name, char *text, size_t len, const rs_sample *want,
+                             size_t nwant, int round) {
+  static rows got;
+  rs_error err;
+  got.n = 0;
+  rs_error_clear(&err);
+  rs_status st = rs_ingest_memory(name, text, len, NULL, keep, &got, NULL, &err);
+  if (st != RS_OK)
+    fail_msg("round %d: %s", round, err.msg);
+  assert_int_equal(got.n, nwant);
+  for (size_t i = 0; i < nwant; i++)
+    assert_same(&got.s[i], &want[i]);
+  free(text);
+}
+
 /* A random plain decimal of at most max_int integer digits and nine
  * fraction digits (at least one digit in all) into buf. */
 static const char *random_decimal(char *buf, uint64_t *x, unsigned max_int) {
@@ -157,7 +173,6 @@ static const char *random_decimal(char *buf, uint64_t *x, unsigned max_int) {
  * in the two wide metric columns), LF or CRLF, some blank lines, the last
  * line with or without its newline: every row as the reference parses it. */
 static void rows_match(uint64_t x, bool generated) {
-  static rows got;
   static rs_sample want[MAX_ROWS];
   for (int round = 0; round < 40; round++) {
     size_t cap = 1 << 18, len = 0, line = 1, nwant = 0;
@@ -184,16 +199,7 @@ static void rows_match(uint64_t x, bool generated) {
     }
     if (round % 2) /* no final newline */
       len -= text[len - 2] == '\r' ? 2 : 1;
-    got.n = 0;
-    rs_error err;
-    rs_error_clear(&err);
-    rs_status st = rs_ingest_memory("mem.csv", text, len, NULL, keep, &got, NULL, &err);
-    if (st != RS_OK)
-      fail_msg("round %d: %s", round, err.msg);
-    assert_int_equal(got.n, nwant);
-    for (size_t i = 0; i < nwant; i++)
-      assert_same(&got.s[i], &want[i]);
-    free(text);
+    read_and_compare("mem.csv", text, len, want, nwant, round);
   }
 }
 
@@ -279,6 +285,59 @@ static void test_lines_stop_and_sink_error(void **state) {
   assert_int_equal(nr.rows, 1);
 }
 
+/* nvidia-smi rows (through the reader and do_row, whose cells with units
+ * have a fast path too): every row as rs_ingest_set_cell reads its cells
+ * under the columns the header names. */
+static void test_nvsmi_rows_match_cell_parser(void **state) {
+  (void)state;
+  static const char *const utils[] = {" 47 %",  "47 %",   " 47%",   " 0 %",   " 100 %", " 4.5 %",
+                                      " [N/A]", " 47  %", "\t47 %", " 047 %", " 1e1 %", " 47 % "};
+  static const char *const mems[] = {" 73411 MiB", " 0 MiB",       " 1.5 MiB",
+                                     "81920 MiB",  " 81920MiB",    " [Not Supported]",
+                                     " 1e3 MiB",   " 73411   MiB", " 3 MiB "};
+  static const char *const idx[] = {" 0", "1", " 12", " 63", " 07"};
+  static const char *const stamps[] = {"2026/11/30 00:00:00.136", "2026/11/30 00:00:30",
+                                       "2026/12/01 23:59:59.999", "1764460800"};
+  const rs_column cols[5] = {
+      {.kind = RS_COL_TIMESTAMP},
+      {.kind = RS_COL_GPU_INDEX},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .unit = "%"},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_MEM_USED, .scale = RS_MIB, .unit = "MiB"},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_MEM_TOTAL, .scale = RS_MIB, .unit = "MiB"}};
+  static rs_sample want[MAX_ROWS];
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int round = 0; round < 20; round++) {
+    size_t cap = 1 << 18, nwant = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t len = (size_t)snprintf(text, cap,
+                                  "timestamp, index, utilization.gpu [%%], "
+                                  "memory.used [MiB], memory.total [MiB]\n");
+    for (int r = 0; r < 100; r++) {
+      const char *cells[5] = {PICK(stamps, &x), PICK(idx, &x), PICK(utils, &x), PICK(mems, &x),
+                              PICK(mems, &x)};
+      rs_sample *w = &want[nwant++];
+      memset(w, 0, sizeof(*w));
+      w->gpu = -1;
+      w->line = (size_t)r + 2;
+      size_t col = 1;
+      for (int i = 0; i < 5; i++) {
+        rs_error err;
+        rs_error_clear(&err);
+        if (i == 0)
+          w->t_col = col;
+        if (rs_ingest_set_cell(w, &cols[i], "c", cells[i], strlen(cells[i]), "ref", w->line, col,
+                               &err) != RS_OK)
+          fail_msg("reference: '%s': %s", cells[i], err.msg);
+        col += strlen(cells[i]) + 1;
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? "," : "", cells[i]);
+      }
+      len += (size_t)snprintf(text + len, cap - len, "\n");
+    }
+    read_and_compare("gpu.log", text, len, want, nwant, round);
+  }
+}
+
 /* Errors in rows after fast ones: the same message and position as the
  * cell parser gives (the row goes through it). */
 static void test_errors_after_fast_rows(void **state) {
@@ -330,6 +389,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_match_cell_parser),
       cmocka_unit_test(test_random_decimals_match),
+      cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
