@@ -7,12 +7,14 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ingest_internal.h"
+#include "time_fast.h"
 #include "rightsize/ingest.h"
 
 #define MAX_ROWS 4096
@@ -46,8 +48,22 @@ static const char *const small[] = {"0",
 static const char *const large[] = {
     "0",  "3005.0", "999999999.999999", "65535.99", "1.5e5", "107374182.400001", "",
     "42", "0.0",    "123456.789012345", "20.5",     "7"};
-static const char *const times[] = {"1764460800",  "1764460800.5",  "2025-12-01T00:00:00Z",
-                                    " 1764460801", "1764460802.25", "\"1764460803\""};
+static const char *const times[] = {"1764460800",
+                                    "1764460800.5",
+                                    "2025-12-01T00:00:00Z",
+                                    " 1764460801",
+                                    "1764460802.25",
+                                    "\"1764460803\"",
+                                    "2025-12-01T00:00:01.250Z",
+                                    "2025-12-01t00:00:02+05:30",
+                                    "2025-12-01 00:00:03-0800",
+                                    "2025-12-01T23:59:60z",
+                                    "2024-02-29T12:00:00Z",
+                                    "2025/12/01 00:00:04.5",
+                                    "2025-12-01T00:00:05",
+                                    "2025-12-02T00:00:06.1234567890123456Z",
+                                    "\"2025-12-02T00:00:07Z\"",
+                                    "2025-12-02T00:00:08Z "};
 static const char *const gpus[] = {"0", "3", "12", "63", "", "07", " 1"};
 static const char *const notes[] = {"", "abc", "\"a,b\"", "x y", "\"q\"\"q\""};
 
@@ -120,12 +136,43 @@ static void assert_same(const rs_sample *got, const rs_sample *want) {
       assert_memory_equal(&got->v[m], &want->v[m], sizeof(double));
 }
 
-/* Random rows from the lists above, LF or CRLF, some blank lines, the last
- * line with or without its newline: every row as the reference parses it. */
-static void test_rows_match_cell_parser(void **state) {
-  (void)state;
-  uint64_t x = 88172645463325252ull;
+/* Reads text (then frees it) and compares its rows with want. */
+static void read_and_compare(const char *name, char *text, size_t len, const rs_sample *want,
+                             size_t nwant, int round) {
   static rows got;
+  rs_error err;
+  got.n = 0;
+  rs_error_clear(&err);
+  rs_status st = rs_ingest_memory(name, text, len, NULL, keep, &got, NULL, &err);
+  if (st != RS_OK)
+    fail_msg("round %d: %s", round, err.msg);
+  assert_int_equal(got.n, nwant);
+  for (size_t i = 0; i < nwant; i++)
+    assert_same(&got.s[i], &want[i]);
+  free(text);
+}
+
+/* A random plain decimal of at most max_int integer digits and nine
+ * fraction digits (at least one digit in all) into buf. */
+static const char *random_decimal(char *buf, uint64_t *x, unsigned max_int) {
+  unsigned ni = (unsigned)(next(x) % (max_int + 1)), nf = (unsigned)(next(x) % 10), k = 0;
+  bool point = nf > 0 || next(x) % 4 == 0;
+  if (ni == 0 && nf == 0)
+    ni = 1;
+  for (unsigned i = 0; i < ni; i++)
+    buf[k++] = (char)('0' + next(x) % 10);
+  if (point)
+    buf[k++] = '.';
+  for (unsigned i = 0; i < nf; i++)
+    buf[k++] = (char)('0' + next(x) % 10);
+  buf[k] = '\0';
+  return buf;
+}
+
+/* Random rows from the lists above (or, with generated, random decimals
+ * in the two wide metric columns), LF or CRLF, some blank lines, the last
+ * line with or without its newline: every row as the reference parses it. */
+static void rows_match(uint64_t x, bool generated) {
   static rs_sample want[MAX_ROWS];
   for (int round = 0; round < 40; round++) {
     size_t cap = 1 << 18, len = 0, line = 1, nwant = 0;
@@ -133,8 +180,13 @@ static void test_rows_match_cell_parser(void **state) {
     assert_non_null(text);
     len += (size_t)snprintf(text + len, cap - len, "%s\n", header);
     for (int r = 0; r < 80; r++) {
+      char mem[32], lat[32];
       const char *cells[NCOLS] = {PICK(times, &x), PICK(gpus, &x),  PICK(large, &x),
                                   PICK(small, &x), PICK(notes, &x), PICK(small, &x)};
+      if (generated) {
+        cells[2] = random_decimal(mem, &x, 9);
+        cells[5] = random_decimal(lat, &x, 2);
+      }
       line++;
       if (next(&x) % 16 == 0) { /* a blank line */
         len += (size_t)snprintf(text + len, cap - len, "\n");
@@ -147,17 +199,22 @@ static void test_rows_match_cell_parser(void **state) {
     }
     if (round % 2) /* no final newline */
       len -= text[len - 2] == '\r' ? 2 : 1;
-    got.n = 0;
-    rs_error err;
-    rs_error_clear(&err);
-    rs_status st = rs_ingest_memory("mem.csv", text, len, NULL, keep, &got, NULL, &err);
-    if (st != RS_OK)
-      fail_msg("round %d: %s", round, err.msg);
-    assert_int_equal(got.n, nwant);
-    for (size_t i = 0; i < nwant; i++)
-      assert_same(&got.s[i], &want[i]);
-    free(text);
+    read_and_compare("mem.csv", text, len, want, nwant, round);
   }
+}
+
+static void test_rows_match_cell_parser(void **state) {
+  (void)state;
+  rows_match(88172645463325252ull, false);
+}
+
+/* Decimals of every length up to 9 + 9 digits (the eight-digit step of
+ * long integer parts, the digit loop, a lone point): the cell parser's
+ * value, bit for bit. */
+static void test_random_decimals_match(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 25; seed++)
+    rows_match(seed * 0x9E3779B97F4A7C15ull, true);
 }
 
 static rs_status fail_second(void *ctx, const rs_sample *s, rs_error *err) {
@@ -174,6 +231,7 @@ static void test_lines_stop_and_sink_error(void **state) {
   (void)state;
   static rows got;
   rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
   const rs_native_col cols[3] = {
       {.kind = RS_COL_TIMESTAMP},
       {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0},
@@ -183,6 +241,7 @@ static void test_lines_stop_and_sink_error(void **state) {
                        .max_line = 1 << 20,
                        .path = "p",
                        .s = &s,
+                       .day = &day,
                        .sink = keep,
                        .ctx = &got};
   const char *text = "10,1.5,a\r\n11,,\n12,101,b\n13,2,c\n";
@@ -226,6 +285,59 @@ static void test_lines_stop_and_sink_error(void **state) {
   assert_int_equal(nr.rows, 1);
 }
 
+/* nvidia-smi rows (through the reader and do_row, whose cells with units
+ * have a fast path too): every row as rs_ingest_set_cell reads its cells
+ * under the columns the header names. */
+static void test_nvsmi_rows_match_cell_parser(void **state) {
+  (void)state;
+  static const char *const utils[] = {" 47 %",  "47 %",   " 47%",   " 0 %",   " 100 %", " 4.5 %",
+                                      " [N/A]", " 47  %", "\t47 %", " 047 %", " 1e1 %", " 47 % "};
+  static const char *const mems[] = {" 73411 MiB", " 0 MiB",       " 1.5 MiB",
+                                     "81920 MiB",  " 81920MiB",    " [Not Supported]",
+                                     " 1e3 MiB",   " 73411   MiB", " 3 MiB "};
+  static const char *const idx[] = {" 0", "1", " 12", " 63", " 07"};
+  static const char *const stamps[] = {"2026/11/30 00:00:00.136", "2026/11/30 00:00:30",
+                                       "2026/12/01 23:59:59.999", "1764460800"};
+  const rs_column cols[5] = {
+      {.kind = RS_COL_TIMESTAMP},
+      {.kind = RS_COL_GPU_INDEX},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .unit = "%"},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_MEM_USED, .scale = RS_MIB, .unit = "MiB"},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_MEM_TOTAL, .scale = RS_MIB, .unit = "MiB"}};
+  static rs_sample want[MAX_ROWS];
+  uint64_t x = 0x2545F4914F6CDD1Dull;
+  for (int round = 0; round < 20; round++) {
+    size_t cap = 1 << 18, nwant = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    size_t len = (size_t)snprintf(text, cap,
+                                  "timestamp, index, utilization.gpu [%%], "
+                                  "memory.used [MiB], memory.total [MiB]\n");
+    for (int r = 0; r < 100; r++) {
+      const char *cells[5] = {PICK(stamps, &x), PICK(idx, &x), PICK(utils, &x), PICK(mems, &x),
+                              PICK(mems, &x)};
+      rs_sample *w = &want[nwant++];
+      memset(w, 0, sizeof(*w));
+      w->gpu = -1;
+      w->line = (size_t)r + 2;
+      size_t col = 1;
+      for (int i = 0; i < 5; i++) {
+        rs_error err;
+        rs_error_clear(&err);
+        if (i == 0)
+          w->t_col = col;
+        if (rs_ingest_set_cell(w, &cols[i], "c", cells[i], strlen(cells[i]), "ref", w->line, col,
+                               &err) != RS_OK)
+          fail_msg("reference: '%s': %s", cells[i], err.msg);
+        col += strlen(cells[i]) + 1;
+        len += (size_t)snprintf(text + len, cap - len, "%s%s", i ? "," : "", cells[i]);
+      }
+      len += (size_t)snprintf(text + len, cap - len, "\n");
+    }
+    read_and_compare("gpu.log", text, len, want, nwant, round);
+  }
+}
+
 /* Errors in rows after fast ones: the same message and position as the
  * cell parser gives (the row goes through it). */
 static void test_errors_after_fast_rows(void **state) {
@@ -247,6 +359,12 @@ static void test_errors_after_fast_rows(void **state) {
       {"1764460803,0,1,100.5\n", 16, "percentage between 0 and 100"},
       {"1764460803,0,1\n", 15, "row has 3 fields, expected 4"},
       {"1764460803,0,1,0.0000000001\n", 16, "0 or a value from"},
+      {"2026-02-29T00:00:00Z,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T24:00:00Z,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00+24:00,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00.Z,0,1,1\n", 1, "timestamp"},
+      {"1970-01-01T00:00:00+01:00,0,1,1\n", 1, "timestamp"},
+      {"2026-11-23T00:00:00Z,0,1,101\n", 26, "percentage between 0 and 100"},
   };
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     char text[256];
@@ -270,6 +388,8 @@ static void test_errors_after_fast_rows(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_match_cell_parser),
+      cmocka_unit_test(test_random_decimals_match),
+      cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
       cmocka_unit_test(test_errors_after_fast_rows),
   };

@@ -15,6 +15,7 @@
 #include "rightsize/file.h"
 #include "rightsize/num.h"
 #include "num_fast.h"
+#include "time_fast.h"
 
 /* ---- format names ---- */
 
@@ -397,6 +398,7 @@ typedef struct run {
   double *col_max; /* per column: rs_metric_max of its metric (canonical), for the fast path */
   rs_native_col *fast_cols; /* native files: the handlers of rs_ingest_native_lines, else NULL */
   rs_sample s;              /* the row being built, reused: only what the last row set is cleared */
+  rs_time_day day;          /* the date of the last calendar timestamp (time_fast.h) */
 } run;
 
 /* The column just past a field: where a missing field would have started. */
@@ -460,9 +462,10 @@ static bool is_header_again(const run *r, const rs_csv_field *f, size_t n) {
  * whose canonical value is in the metric's range. Exactly what set_metric
  * accepts for such text, with the same value; anything else (units, spaces,
  * [N/A], an error) returns false and goes through rs_ingest_set_cell. */
-static bool fast_metric(rs_sample *s, const rs_column *c, double maxc, const rs_csv_field *f) {
+static bool fast_value(rs_sample *s, const rs_column *c, double maxc, const char *text,
+                       size_t len) {
   double v;
-  if (!rs_num_parse_fast(f->text, f->len, &v))
+  if (!rs_num_parse_fast(text, len, &v))
     return false;
   v = v * c->scale + 0.0;
   if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= maxc)))
@@ -472,11 +475,42 @@ static bool fast_metric(rs_sample *s, const rs_column *c, double maxc, const rs_
   return true;
 }
 
-/* The same for unix seconds in range, as rs_time_parse reads them. */
-static bool fast_time(rs_sample *s, const rs_csv_field *f) {
-  double t;
-  if (!rs_num_parse_fast(f->text, f->len, &t) || !rs_time_in_range(t))
+static bool fast_metric(rs_sample *s, const rs_column *c, double maxc, const rs_csv_field *f) {
+  return fast_value(s, c, maxc, f->text, f->len);
+}
+
+/* The same for a cell that carries the column's unit, as nvidia-smi writes
+ * them (" 47 %", " 73411 MiB"): blanks, a short plain decimal, blanks, the
+ * unit. parse_number reads such text to the same number: the unit is made
+ * of unit characters only (checked), so it strips exactly the unit, and
+ * what is left trims to the decimal. */
+static bool fast_metric_unit(rs_sample *s, const rs_column *c, double maxc, const rs_csv_field *f) {
+  size_t n = f->len, k = 0, u;
+  const char *t = rs_ingest_trim(f->text, &n);
+  while (k < n && ((unsigned)(unsigned char)t[k] - '0' <= 9 || t[k] == '.'))
+    k++;
+  for (u = k; u < n && (t[u] == ' ' || t[u] == '\t'); u++)
+    ;
+  const char *unit = c->unit;
+  size_t i = 0;
+  for (; u + i < n && unit[i] != '\0'; i++)
+    if (t[u + i] != unit[i] || !is_unit_char(unit[i]))
+      return false;
+  if (u + i != n || unit[i] != '\0' || i == 0)
     return false;
+  return fast_value(s, c, maxc, t, k);
+}
+
+/* The same for unix seconds in range and for RFC 3339 and nvidia-smi
+ * stamps of the fixed layout (time_fast.h), as rs_time_parse reads them. */
+static bool fast_time(rs_sample *s, rs_time_day *day, const rs_csv_field *f) {
+  double t;
+  if (f->len > 4 && (f->text[4] == '-' || f->text[4] == '/')) {
+    if (!rs_time_parse_fast_field(f->text, f->len, day, &t))
+      return false;
+  } else if (!rs_num_parse_fast(f->text, f->len, &t) || !rs_time_in_range(t)) {
+    return false;
+  }
   s->t = t;
   return true;
 }
@@ -484,12 +518,16 @@ static bool fast_time(rs_sample *s, const rs_csv_field *f) {
 /* The same for a gpu index of one or two digits below RS_MAX_DEVICES, as
  * set_gpu reads it. */
 static bool fast_gpu(rs_sample *s, const rs_csv_field *f) {
-  unsigned d0 = (unsigned)(unsigned char)f->text[0] - '0', idx;
-  if (d0 > 9 || f->len > 2)
+  size_t n = f->len;
+  const char *t = rs_ingest_trim(f->text, &n); /* nvidia-smi writes " 0" */
+  if (n == 0 || n > 2)
+    return false;
+  unsigned d0 = (unsigned)(unsigned char)t[0] - '0', idx;
+  if (d0 > 9)
     return false;
   idx = d0;
-  if (f->len == 2) {
-    unsigned d1 = (unsigned)(unsigned char)f->text[1] - '0';
+  if (n == 2) {
+    unsigned d1 = (unsigned)(unsigned char)t[1] - '0';
     if (d1 > 9)
       return false;
     idx = d0 * 10 + d1;
@@ -528,11 +566,12 @@ static rs_status do_row(run *r, const rs_csv_field *f, size_t n, rs_error *err) 
     case RS_COL_IGNORED: continue;
     case RS_COL_TIMESTAMP:
       s->t_col = f[i].col;
-      if (fast_time(s, &f[i]))
+      if (fast_time(s, &r->day, &f[i]))
         continue;
       break;
     case RS_COL_METRIC:
-      if (f[i].len == 0 || fast_metric(s, c, r->col_max[i], &f[i]))
+      if (f[i].len == 0 || fast_metric(s, c, r->col_max[i], &f[i]) ||
+          (c->unit != NULL && fast_metric_unit(s, c, r->col_max[i], &f[i])))
         continue;
       break;
     case RS_COL_GPU_INDEX:
@@ -583,6 +622,7 @@ static rs_status fast_rows(run *r, rs_error *err) {
                        .ncols = r->layout.ncols,
                        .path = r->path,
                        .s = &r->s,
+                       .day = &r->day,
                        .sink = r->sink,
                        .ctx = r->ctx};
   size_t len, line, lines;

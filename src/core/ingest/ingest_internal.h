@@ -105,7 +105,8 @@ typedef struct rs_native_rows {
   size_t ncols;
   size_t max_line; /* longer lines are left to the reader (its record limit) */
   const char *path;
-  rs_sample *s; /* the row, reused: only what the previous row set is cleared */
+  rs_sample *s;            /* the row, reused: only what the previous row set is cleared */
+  struct rs_time_day *day; /* the date of the last calendar timestamp (time_fast.h) */
   rs_sample_sink sink;
   void *ctx;
   uint64_t rows; /* rows handed to the sink so far */

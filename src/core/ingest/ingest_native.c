@@ -6,6 +6,7 @@
 #include "ingest_internal.h"
 #include "rightsize/num.h"
 #include "num_fast.h"
+#include "time_fast.h"
 
 #define NAME_MAX_SUGGEST 64
 
@@ -156,13 +157,13 @@ static inline bool eight_digits(const char *q, uint64_t *out) {
  * digit nor the first '.': exactly what rs_num_parse_fast accepts (at most
  * 15 digits, 16 bytes), with the same value. Returns the byte after it, or
  * NULL when the text is not such a number (or is empty). */
-static inline const char *fast_decimal(const char *q, const char *end, double *out) {
+static inline const char *fast_decimal(const char *q, const char *end, bool long_int, double *out) {
   static const double p10[RS_NUM_FAST_DIGITS + 1] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                                      1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
   const char *start = q;
   uint64_t mant = 0;
   unsigned d;
-  if (end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
+  if (long_int && end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
     q += 8;
   while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
     mant = mant * 10 + d;
@@ -186,14 +187,14 @@ static inline const char *fast_decimal(const char *q, const char *end, double *o
 /* One cell at q (the first byte of the field) into s; the byte after the
  * cell, or NULL when the fast path does not take it. */
 static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const char *q,
-                                    const char *line_start, const char *end) {
+                                    const char *line_start, const char *end, rs_time_day *day) {
   double v;
   const char *e;
   switch (c->kind) {
   case RS_COL_METRIC:
     if (*q == ',' || *q == '\n' || *q == '\r')
       return q; /* empty: sets nothing */
-    if ((e = fast_decimal(q, end, &v)) == NULL)
+    if ((e = fast_decimal(q, end, false, &v)) == NULL)
       return NULL;
     v = v * c->scale + 0.0;
     if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= c->max)))
@@ -203,8 +204,12 @@ static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const 
     return e;
   case RS_COL_TIMESTAMP:
     s->t_col = (size_t)(q - line_start) + 1;
-    if ((e = fast_decimal(q, end, &v)) == NULL || !rs_time_in_range(v))
-      return NULL;
+    if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
+      if (!(v >= RS_TIME_MIN && v < RS_TIME_END)) /* rs_time_in_range */
+        return NULL;
+    } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
+      return NULL; /* RFC 3339 or nvidia-smi, else the reader's */
+    }
     s->t = v;
     return e;
   case RS_COL_GPU_INDEX: {
@@ -250,7 +255,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (size_t i = 0; i < nr->ncols; i++) {
       if (i > 0 && *q++ != ',')
         goto stop;
-      if ((q = fast_cell(s, &nr->cols[i], q, p, end)) == NULL)
+      if ((q = fast_cell(s, &nr->cols[i], q, p, end, nr->day)) == NULL)
         goto stop;
     }
     if ((size_t)(q - p) > nr->max_line)
