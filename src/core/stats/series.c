@@ -25,7 +25,9 @@ static void cell_add(rs_series_cell *c, const rs_series_cell *s) {
 }
 
 void rs_series_init(rs_series_acc *a) {
-  memset(a, 0, sizeof(*a));
+  a->k0 = 0;
+  a->n = 0;
+  a->memo_k = 0;
   a->width = 1.0;
   a->memo_t = a->memo_lo = a->memo_hi = NAN; /* equal to no time, contain none */
 }

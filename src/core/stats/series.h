@@ -33,6 +33,8 @@ typedef struct rs_series_acc {
   rs_series_cell cell[RS_SERIES_CHANNELS][RS_SERIES_BUCKETS];
 } rs_series_acc;
 
+/* Starts an empty series in a, whose cells must be zero already (calloc'd
+ * memory): the cells are most of its size and a short input touches few. */
 void rs_series_init(rs_series_acc *a);
 
 /* Adds value v of channel ch at epoch time t (finite). */

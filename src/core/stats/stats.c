@@ -56,7 +56,7 @@ typedef struct window {
 struct rs_stats {
   rs_stats_options o;
   acc pooled[RS_METRIC_COUNT];
-  acc dev[NSLOTS][RS_METRIC_COUNT];
+  acc *dev[NSLOTS]; /* RS_METRIC_COUNT each, allocated for the devices seen (dev_block) */
   bool dev_seen[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
@@ -108,11 +108,8 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   if (st->o.exact_max_values == 0)
     st->o.exact_max_values = RS_STATS_EXACT_MAX_VALUES;
   st->exact_left = st->o.exact_max_values;
-  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
     acc_init(&st->pooled[m]);
-    for (int d = 0; d < NSLOTS; d++)
-      acc_init(&st->dev[d][m]);
-  }
   for (int d = 0; d < NSLOTS; d++)
     window_init(&st->dev_mem[d]);
   window_init(&st->host_mem);
@@ -130,10 +127,12 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
 void rs_stats_free(rs_stats *st) {
   if (st == NULL)
     return;
-  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
     acc_release(&st->pooled[m]);
-    for (int d = 0; d < NSLOTS; d++)
+  for (int d = 0; d < NSLOTS; d++) {
+    for (int m = 0; m < RS_METRIC_COUNT && st->dev[d]; m++)
       acc_release(&st->dev[d][m]);
+    free(st->dev[d]);
   }
   for (int d = 0; d < NSLOTS; d++)
     rs_sketch_release(&st->dev_mem[d].peaks);
@@ -146,6 +145,20 @@ void rs_stats_free(rs_stats *st) {
 void rs_stats_begin_file(rs_stats *st, const char *path) {
   (void)path;
   memset(st->has_last, 0, sizeof(st->has_last));
+}
+
+/* Device d's accumulators, allocated on first use (a profile of one GPU
+ * does not pay for 64); NULL when out of memory. */
+static acc *dev_block(rs_stats *st, int d) {
+  if (st->dev[d] == NULL) {
+    acc *b = rs_malloc_array(RS_METRIC_COUNT, sizeof(*b));
+    if (b == NULL)
+      return NULL;
+    for (int m = 0; m < RS_METRIC_COUNT; m++)
+      acc_init(&b[m]);
+    st->dev[d] = b;
+  }
+  return st->dev[d];
 }
 
 /* A value into the sketch (its count, min and max too) and the moments
@@ -345,6 +358,8 @@ static rs_status windows_row(rs_stats *st, const rs_sample *s, int slot) {
  * devices, made at finish). */
 static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
   acc *dev = st->dev[slot];
+  if (dev == NULL && (s->present & per_device_set) && (dev = dev_block(st, slot)) == NULL)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (!st->o.exact) {
     for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
       int m = __builtin_ctz(bits);
@@ -602,6 +617,8 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
   }
   acc_init(&all);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+    if (st->dev[d] == NULL)
+      continue;
     rc = acc_merge_moments(&all, &st->dev[d][m]);
     if (st->dev[d][m].nvals > 0) {
       vals = st->dev[d][m].vals;
@@ -622,6 +639,8 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
     if ((vals = copy = rs_malloc_array(nvals, sizeof(*copy))) == NULL)
       rc = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for --exact");
     for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+      if (st->dev[d] == NULL)
+        continue;
       if (st->dev[d][m].nvals > 0)
         memcpy(copy + at, st->dev[d][m].vals, st->dev[d][m].nvals * sizeof(*copy));
       at += st->dev[d][m].nvals;
@@ -645,7 +664,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     return rc;
   out->busiest_device = -1;
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
-    if (!st->dev_seen[d])
+    if (!st->dev_seen[d] || st->dev[d] == NULL) /* NULL: only after out of memory */
       continue;
     rs_device_stats *ds = &out->devices[out->ndevices++];
     ds->index = d;
@@ -726,8 +745,11 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
   size_t cap = dst->o.exact_max_values;
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
     rc = acc_merge(&dst->pooled[m], &src->pooled[m], cap);
-    for (int d = 0; d < NSLOTS && rc == RS_OK; d++)
-      rc = acc_merge(&dst->dev[d][m], &src->dev[d][m], cap);
+    for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+      if (src->dev[d] == NULL)
+        continue;
+      rc = dev_block(dst, d) ? acc_merge(&dst->dev[d][m], &src->dev[d][m], cap) : RS_NOMEM;
+    }
   }
   if (rc == RS_LIMIT)
     return rs_error_set(err, RS_LIMIT, NULL, 0, 0,
@@ -782,7 +804,7 @@ size_t rs_stats_footprint(const rs_stats *st) {
   for (int m = 0; m < RS_METRIC_COUNT; m++) {
     n += acc_footprint(&st->pooled[m]);
     for (int d = 0; d < NSLOTS; d++)
-      n += acc_footprint(&st->dev[d][m]);
+      n += st->dev[d] ? acc_footprint(&st->dev[d][m]) : 0;
   }
   for (int d = 0; d < NSLOTS; d++)
     n += st->dev_mem[d].peaks.nbins;
