@@ -3,6 +3,8 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -50,6 +52,7 @@ static int load_index_libm(double rate) {
 static int load_first[LOAD_EXPS];
 static double load_edge[LOAD_EXPS][3];
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static atomic_bool load_ready; /* the tables are built: no pthread_once call per row */
 
 /* The least double in [lo, hi] whose reference index is at least i (hi
  * when none below it is). */
@@ -82,6 +85,7 @@ static void load_tables(void) {
       load_edge[j][q] = load_index_libm(edge) >= load_first[j] + q + 1 ? edge : INFINITY;
     }
   }
+  atomic_store_explicit(&load_ready, true, memory_order_release);
 }
 
 int rs_load_index(double rate) {
@@ -89,7 +93,8 @@ int rs_load_index(double rate) {
     return 0;
   if (rate >= 0x1p16)
     return RS_LOAD_BUCKETS - 1;
-  pthread_once(&load_once, load_tables);
+  if (!atomic_load_explicit(&load_ready, memory_order_acquire))
+    pthread_once(&load_once, load_tables);
   uint64_t b;
   memcpy(&b, &rate, sizeof(b));
   int j = (int)(b >> 52) - 1023 + DOUBLINGS; /* rate in [2^(j - DOUBLINGS), twice that) */
