@@ -169,12 +169,59 @@ static void test_device_cap(void **state) {
   rs_stats_free(st);
 }
 
+/* Rows on bucket edges, a double either side of them and between them
+ * (over a range that coarsens the width, and across 0 into negative
+ * times, where no edges are memoised): each lands in bucket floor(t /
+ * width) of the final width, as the division puts it. */
+static void check_edges(double t_first, size_t seconds) {
+  rs_stats *st = make();
+  size_t n = 0;
+  double *ts = malloc(4 * seconds * sizeof(*ts)), *us = malloc(4 * seconds * sizeof(*us));
+  assert_non_null(ts);
+  assert_non_null(us);
+  for (size_t k = 0; k < seconds; k++) {
+    double e = t_first + (double)k;
+    const double at[4] = {nextafter(e, -INFINITY), e, nextafter(e, INFINITY), e + 0.5};
+    for (int j = 0; j < 4; j++, n++) {
+      ts[n] = at[j];
+      us[n] = (double)((n * 7919) % 1000) / 10.0;
+      add(st, row(ts[n], 0, us[n], 1, -1));
+    }
+  }
+  rs_endpoint_stats *o = finish(st);
+  const rs_series *s = &o->series;
+  assert_true(s->nbuckets <= RS_SERIES_BUCKETS);
+  for (size_t b = 0; b < s->nbuckets; b++) {
+    double lo = INFINITY, hi = -INFINITY, k = floor(s->t0 / s->width_s) + (double)b;
+    for (size_t i = 0; i < n; i++)
+      if (floor(ts[i] / s->width_s) == k) {
+        lo = fmin(lo, us[i]);
+        hi = fmax(hi, us[i]);
+      }
+    const rs_series_point *p = &s->util[0][b];
+    if (isinf(lo) ? !isnan(p->mean) : (p->min != lo || p->max != hi))
+      fail_msg("bucket %zu (width %g): min %g max %g, expected %g %g", b, s->width_s, p->min,
+               p->max, lo, hi);
+  }
+  free(ts);
+  free(us);
+  free(o);
+  rs_stats_free(st);
+}
+
+static void test_bucket_edges(void **state) {
+  (void)state;
+  check_edges(T0, 200);    /* one-second buckets */
+  check_edges(T0, 3000);   /* coarsened to 16 s */
+  check_edges(-600, 1200); /* negative times and 0 */
+  check_edges(-0.5, 2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_small_exact),
-      cmocka_unit_test(test_week_bounded),
-      cmocka_unit_test(test_merge_and_order),
-      cmocka_unit_test(test_device_cap),
+      cmocka_unit_test(test_small_exact),     cmocka_unit_test(test_week_bounded),
+      cmocka_unit_test(test_merge_and_order), cmocka_unit_test(test_device_cap),
+      cmocka_unit_test(test_bucket_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

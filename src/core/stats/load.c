@@ -2,6 +2,10 @@
 #include "load.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 /* Buckets per doubling of the rate, and how many doublings each side of
@@ -22,7 +26,8 @@ void rs_load_release(rs_load_acc *a) {
       rs_sketch_release(&a->slot[i].lat[q]);
 }
 
-int rs_load_index(double rate) {
+/* The reference mapping, with libm's log2. */
+static int load_index_libm(double rate) {
   const double lowest = ldexp(1.0, -DOUBLINGS);
   if (!(rate >= lowest))
     return 0;
@@ -34,6 +39,67 @@ int rs_load_index(double rate) {
   if (k > RS_LOAD_BUCKETS - 2)
     k = RS_LOAD_BUCKETS - 2;
   return 1 + (int)k;
+}
+
+/* The same without a log2 per row. Within one binary exponent e (rates in
+ * [2^e, 2^(e+1))) the reference is monotonic and spans at most four
+ * indexes, from that of 2^e up: the index of a rate is the first one's
+ * plus how many of three thresholds (the least double of each next index,
+ * found once by bisection over the reference) it reaches. Every rate then
+ * gets exactly the reference's index (test_load_index_matches_libm).
+ * Rates from 2^DOUBLINGS up all take the last bucket. */
+#define LOAD_EXPS (2 * DOUBLINGS)
+static int load_first[LOAD_EXPS];
+static double load_edge[LOAD_EXPS][3];
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static atomic_bool load_ready; /* the tables are built: no pthread_once call per row */
+
+/* The least double in [lo, hi] whose reference index is at least i (hi
+ * when none below it is). */
+static double load_threshold(double lo, double hi, int i) {
+  uint64_t a, b;
+  memcpy(&a, &lo, sizeof(a));
+  memcpy(&b, &hi, sizeof(b));
+  if (load_index_libm(lo) >= i)
+    return lo;
+  while (b - a > 1) { /* index(a) < i, and i <= index(b) or b is hi */
+    uint64_t mid = a + (b - a) / 2;
+    double m;
+    memcpy(&m, &mid, sizeof(m));
+    if (load_index_libm(m) >= i)
+      b = mid;
+    else
+      a = mid;
+  }
+  memcpy(&hi, &b, sizeof(hi));
+  return hi;
+}
+
+static void load_tables(void) {
+  for (int j = 0; j < LOAD_EXPS; j++) {
+    double lo = ldexp(1.0, j - DOUBLINGS), hi = nextafter(2.0 * lo, 0.0);
+    load_first[j] = load_index_libm(lo);
+    for (int q = 0; q < 3; q++) {
+      /* above hi when the exponent holds fewer indexes */
+      double edge = load_threshold(lo, hi, load_first[j] + q + 1);
+      load_edge[j][q] = load_index_libm(edge) >= load_first[j] + q + 1 ? edge : INFINITY;
+    }
+  }
+  atomic_store_explicit(&load_ready, true, memory_order_release);
+}
+
+int rs_load_index(double rate) {
+  if (!(rate >= 0x1p-16)) /* 2^-DOUBLINGS */
+    return 0;
+  if (rate >= 0x1p16)
+    return RS_LOAD_BUCKETS - 1;
+  if (!atomic_load_explicit(&load_ready, memory_order_acquire))
+    pthread_once(&load_once, load_tables);
+  uint64_t b;
+  memcpy(&b, &rate, sizeof(b));
+  int j = (int)(b >> 52) - 1023 + DOUBLINGS; /* rate in [2^(j - DOUBLINGS), twice that) */
+  const double *t = load_edge[j];
+  return load_first[j] + (rate >= t[0]) + (rate >= t[1]) + (rate >= t[2]);
 }
 
 rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_LATENCIES]) {

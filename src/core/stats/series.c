@@ -25,9 +25,11 @@ static void cell_add(rs_series_cell *c, const rs_series_cell *s) {
 }
 
 void rs_series_init(rs_series_acc *a) {
-  memset(a, 0, sizeof(*a));
+  a->k0 = 0;
+  a->n = 0;
+  a->memo_k = 0;
   a->width = 1.0;
-  a->memo_t = NAN; /* equal to no time */
+  a->memo_t = a->memo_lo = a->memo_hi = NAN; /* equal to no time, contain none */
 }
 
 /* Doubles the width: bucket j goes to floor((k0 + j) / 2) - floor(k0 / 2),
@@ -88,16 +90,28 @@ static void reserve(rs_series_acc *a, double t_lo, double t_hi) {
   }
 }
 
-void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
+/* The width is a power of two, so t / width is exact unless it is below
+ * the normal range, and floor(t / width) == k exactly when k x width <= t <
+ * (k + 1) x width (products exact too). A quotient that underflows is
+ * smaller than 1 in magnitude: for k >= 0 (t >= 0) its floor is 0 either
+ * way; a negative bucket keeps no edges (NAN: the division every time). */
+void rs_series_locate_slow(rs_series_acc *a, double t) {
+  reserve(a, t, t);
+  double k = floor(t / a->width);
+  a->memo_t = t;
+  a->memo_width = a->width;
+  a->memo_k = (int64_t)k;
+  a->memo_lo = a->memo_hi = NAN;
+  if (k >= 0) {
+    a->memo_lo = k * a->width;
+    a->memo_hi = (k + 1.0) * a->width;
+  }
+}
 
+void rs_series_add(rs_series_acc *a, double t, int ch, double v) {
   /* The bucket of the last time, still in range at the same width: there
    * reserve() would change nothing. */
-  if (!rs_series_memo_hit(a, t)) {
-    reserve(a, t, t);
-    a->memo_t = t;
-    a->memo_width = a->width;
-    a->memo_k = (int64_t)floor(t / a->width);
-  }
+  rs_series_locate(a, t);
   rs_series_memo_add(a, ch, v);
 }
 

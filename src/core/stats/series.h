@@ -24,13 +24,17 @@ typedef struct rs_series_acc {
   double width; /* seconds, a power of two */
   int64_t k0;   /* bucket 0 is [k0 x width, (k0 + 1) x width) */
   size_t n;     /* buckets in use from k0; 0: empty */
-  /* The last time added, the width then and its absolute bucket: the rows
-   * of one timestamp (one per GPU, several channels) skip the division. */
-  double memo_t, memo_width;
+  /* The last time added, the width then and its absolute bucket, whose
+   * times [memo_lo, memo_hi) at that width skip the division too: the rows
+   * of one timestamp (one per GPU, several channels) and of the next ones
+   * in the same bucket. */
+  double memo_t, memo_width, memo_lo, memo_hi;
   int64_t memo_k;
   rs_series_cell cell[RS_SERIES_CHANNELS][RS_SERIES_BUCKETS];
 } rs_series_acc;
 
+/* Starts an empty series in a, whose cells must be zero already (calloc'd
+ * memory): the cells are most of its size and a short input touches few. */
 void rs_series_init(rs_series_acc *a);
 
 /* Adds value v of channel ch at epoch time t (finite). */
@@ -38,8 +42,8 @@ void rs_series_add(rs_series_acc *a, double t, int ch, double v);
 
 /* Whether t falls in the bucket of the last time added (its memo). */
 static inline bool rs_series_memo_hit(const rs_series_acc *a, double t) {
-  return t == a->memo_t && a->width == a->memo_width && a->n > 0 && a->memo_k >= a->k0 &&
-         a->memo_k < a->k0 + (int64_t)a->n;
+  return (t == a->memo_t || (t >= a->memo_lo && t < a->memo_hi)) && a->width == a->memo_width &&
+         a->n > 0 && a->memo_k >= a->k0 && a->memo_k < a->k0 + (int64_t)a->n;
 }
 
 /* v into the memo's bucket of channel ch. */
@@ -51,6 +55,14 @@ static inline void rs_series_memo_add(rs_series_acc *a, int ch, double v) {
     c->max = v;
   c->n++;
   rs_xsum_add(&c->sum, v);
+}
+
+/* Makes t's bucket the memo's (the bucket rs_series_memo_add adds to). */
+void rs_series_locate_slow(rs_series_acc *a, double t);
+
+static inline void rs_series_locate(rs_series_acc *a, double t) {
+  if (!rs_series_memo_hit(a, t))
+    rs_series_locate_slow(a, t);
 }
 
 /* rs_series_add, inline where the bucket is the last one's (the rows of one

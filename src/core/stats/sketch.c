@@ -198,13 +198,15 @@ const rs_sketch_cell *rs_sketch_cells_build(unsigned e) {
     return NULL;
   for (uint64_t j = 0; j < RS_SKETCH_CELLS; j++) {
     uint64_t first = ((uint64_t)e << 52) | (j << (52 - RS_SKETCH_CELL_BITS));
+    const uint64_t span = UINT64_C(1) << (52 - RS_SKETCH_CELL_BITS); /* doubles per cell */
     int32_t lo = rs_sketch_index(bits_double(first));
-    double edge = sketch_edge_at(lo + 1);
+    uint64_t edge = double_bits(sketch_edge_at(lo + 1));
     /* at most one edge inside the cell (see sketch.h) */
-    assert(rs_sketch_index(bits_double(first | ((1ull << (52 - RS_SKETCH_CELL_BITS)) - 1))) <=
-           lo + 1);
-    blk[j].lo = lo;
-    blk[j].edge = edge;
+    assert(rs_sketch_index(bits_double(first | (span - 1))) <= lo + 1);
+    assert(lo + RS_SKETCH_INDEX_BIAS > 0);
+    /* the edge's offset among the cell's doubles, or span: none of them */
+    uint64_t off = edge >= first && edge - first < span ? edge - first : span;
+    blk[j] = ((uint64_t)(lo + RS_SKETCH_INDEX_BIAS) << RS_SKETCH_CELL_SHIFT) | off;
   }
   if (!atomic_compare_exchange_strong_explicit(&rs_sketch_cell_blocks[e], &expected, blk,
                                                memory_order_acq_rel, memory_order_acquire)) {

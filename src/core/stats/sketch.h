@@ -38,19 +38,25 @@ int32_t rs_sketch_index(double v);
 
 /* The index by table, for the add path. Doubles of one binary exponent
  * split into RS_SKETCH_CELLS cells by their top mantissa bits; a cell is
- * narrower than a bucket (a ratio of at most 1 + 1/256 against gamma =
+ * narrower than a bucket (a ratio of at most 1 + 1/64 against gamma =
  * 1.0202), so at most one bucket edge falls inside it: the index of v is the
  * cell's first index, plus one from the edge on. A block of cells per
  * exponent is built on first use from rs_sketch_index (so the index is the
  * same, exactly) and published atomically; threads that build one at once
- * build the same block and one is kept. */
-#define RS_SKETCH_CELL_BITS 8
+ * build the same block and one is kept.
+ *
+ * A cell is one word, so that a block is 512 bytes and the blocks of the
+ * dozen exponents a row's values span stay in the first-level cache: the
+ * low RS_SKETCH_CELL_SHIFT bits hold where the edge falls among the low
+ * mantissa bits (their value at the edge, or 2^RS_SKETCH_CELL_SHIFT when
+ * the edge is above the cell), the bits above them the first index plus
+ * RS_SKETCH_INDEX_BIAS. */
+#define RS_SKETCH_CELL_BITS 6
 #define RS_SKETCH_CELLS (1 << RS_SKETCH_CELL_BITS)
+#define RS_SKETCH_CELL_SHIFT (53 - RS_SKETCH_CELL_BITS) /* 47: the low mantissa bits, + 1 */
+#define RS_SKETCH_INDEX_BIAS 2048                       /* indexes are above -1100 */
 
-typedef struct rs_sketch_cell {
-  double edge; /* the least double of index lo + 1, or above the cell */
-  int32_t lo;  /* the index of the cell's first double */
-} rs_sketch_cell;
+typedef uint64_t rs_sketch_cell;
 
 /* Per biased exponent, the block of cells or NULL until first use. */
 extern _Atomic(const rs_sketch_cell *) rs_sketch_cell_blocks[2048];
@@ -72,8 +78,11 @@ static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
         atomic_load_explicit(&rs_sketch_cell_blocks[b >> 52], memory_order_acquire);
     if (__builtin_expect(blk == NULL, 0))
       return rs_sketch_add_slow(s, v);
-    const rs_sketch_cell *c = &blk[(b >> (52 - RS_SKETCH_CELL_BITS)) & (RS_SKETCH_CELLS - 1)];
-    uint32_t rel = (uint32_t)((int64_t)c->lo + (v >= c->edge) - s->offset);
+    rs_sketch_cell c = blk[(b >> (52 - RS_SKETCH_CELL_BITS)) & (RS_SKETCH_CELLS - 1)];
+    const uint64_t low = (UINT64_C(1) << RS_SKETCH_CELL_SHIFT) - 1;
+    uint64_t at = b & (low >> 1), edge = c & low;
+    uint32_t rel = (uint32_t)((int64_t)(c >> RS_SKETCH_CELL_SHIFT) - RS_SKETCH_INDEX_BIAS +
+                              (at >= edge) - s->offset);
     if (__builtin_expect(rel >= s->nbins, 0))
       return rs_sketch_add_slow(s, v);
     s->bins[rel]++;

@@ -19,10 +19,9 @@ const double rs_quantile_levels[RS_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99};
 #define NSLOTS RS_MAX_DEVICES
 
 /* The sums are exact (xsum.h), so a metric's mean and standard deviation
- * are the same bits however its values were split and merged. */
+ * are the same bits however its values were split and merged. The count,
+ * min and max are the sketch's (every value goes to it). */
 typedef struct acc {
-  uint64_t n;
-  double min, max;
   rs_xsum s1;  /* sum of the values */
   rs_xsum2 s2; /* sum of their squares */
   rs_sketch sk;
@@ -57,7 +56,7 @@ typedef struct window {
 struct rs_stats {
   rs_stats_options o;
   acc pooled[RS_METRIC_COUNT];
-  acc dev[NSLOTS][RS_METRIC_COUNT];
+  acc *dev[NSLOTS]; /* RS_METRIC_COUNT each, allocated for the devices seen (dev_block) */
   bool dev_seen[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
@@ -109,11 +108,8 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   if (st->o.exact_max_values == 0)
     st->o.exact_max_values = RS_STATS_EXACT_MAX_VALUES;
   st->exact_left = st->o.exact_max_values;
-  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
     acc_init(&st->pooled[m]);
-    for (int d = 0; d < NSLOTS; d++)
-      acc_init(&st->dev[d][m]);
-  }
   for (int d = 0; d < NSLOTS; d++)
     window_init(&st->dev_mem[d]);
   window_init(&st->host_mem);
@@ -131,10 +127,12 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
 void rs_stats_free(rs_stats *st) {
   if (st == NULL)
     return;
-  for (int m = 0; m < RS_METRIC_COUNT; m++) {
+  for (int m = 0; m < RS_METRIC_COUNT; m++)
     acc_release(&st->pooled[m]);
-    for (int d = 0; d < NSLOTS; d++)
+  for (int d = 0; d < NSLOTS; d++) {
+    for (int m = 0; m < RS_METRIC_COUNT && st->dev[d]; m++)
       acc_release(&st->dev[d][m]);
+    free(st->dev[d]);
   }
   for (int d = 0; d < NSLOTS; d++)
     rs_sketch_release(&st->dev_mem[d].peaks);
@@ -149,18 +147,27 @@ void rs_stats_begin_file(rs_stats *st, const char *path) {
   memset(st->has_last, 0, sizeof(st->has_last));
 }
 
-/* A value into the sketch and the moments (all acc_add does without
- * --exact), inline for the row loop. */
+/* Device d's accumulators, allocated on first use (a profile of one GPU
+ * does not pay for 64); NULL when out of memory. */
+static acc *dev_block(rs_stats *st, int d) {
+  if (st->dev[d] == NULL) {
+    acc *b = rs_malloc_array(RS_METRIC_COUNT, sizeof(*b));
+    if (b == NULL)
+      return NULL;
+    for (int m = 0; m < RS_METRIC_COUNT; m++)
+      acc_init(&b[m]);
+    st->dev[d] = b;
+  }
+  return st->dev[d];
+}
+
+/* A value into the sketch (its count, min and max too) and the moments
+ * (all acc_add does without --exact), inline for the row loop. */
 static inline rs_status acc_add_sketch(acc *a, double v) {
   if (rs_sketch_add(&a->sk, v) != RS_OK)
     return RS_NOMEM;
-  a->n++;
   rs_xsum_add(&a->s1, v);
   rs_xsum2_add(&a->s2, v, v);
-  if (a->n == 1 || v < a->min)
-    a->min = v;
-  if (a->n == 1 || v > a->max)
-    a->max = v;
   return RS_OK;
 }
 
@@ -308,18 +315,6 @@ static bool is_request_event(const rs_sample *s) {
   return s->present != 0 && (s->present & ~per_request) == 0;
 }
 
-/* The charted metrics into their time bucket. */
-static void series_add(rs_stats *st, double t, int slot, rs_metric m, double v) {
-  if (!isfinite(t))
-    return;
-  if (m == RS_METRIC_REQUEST_RATE)
-    rs_series_add_fast(&st->timeline, t, RS_SERIES_RATE, v);
-  else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_UTIL)
-    rs_series_add_fast(&st->timeline, t, slot, v);
-  else if (slot < RS_SERIES_DEVICES && m == RS_METRIC_GPU_MEM_USED)
-    rs_series_add_fast(&st->timeline, t, RS_SERIES_DEVICES + slot, v);
-}
-
 /* The per-device metrics as a bit set (rs_metric_per_device), the charted
  * ones (series_add) and those with window peaks (window_add). */
 #define PER_DEVICE_BIT(name, key, unit, per_device, upper)                                         \
@@ -330,30 +325,64 @@ static const uint32_t charted_set =
     (1u << RS_METRIC_REQUEST_RATE) | (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED);
 static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_METRIC_HOST_MEM_USED);
 
-/* One value of metric m (bit of m in mbit) into its accumulator, chart and
- * window. */
-static inline rs_status value_add(rs_stats *st, const rs_sample *s, int slot, int m, uint32_t mbit,
-                                  size_t *left, rs_error *err) {
-  double v = s->v[m];
-  rs_status rc;
-  if (mbit & charted_set)
-    series_add(st, s->t, slot, (rs_metric)m, v);
-  /* A per-device value goes to its device only: the pooled view of those
-   * metrics is the merge of the devices, made at finish. */
-  acc *a = mbit & per_device_set ? &st->dev[slot][m] : &st->pooled[m];
-  rc = acc_add(a, v, left, st->o.exact_max_values, s, (rs_metric)m, err);
-  if (rc != RS_OK || !(mbit & window_set))
-    return rc;
-  window *w = m == RS_METRIC_GPU_MEM_USED ? &st->dev_mem[slot] : &st->host_mem;
-  if (window_add(w, s->t, v, st->o.window_s) != RS_OK)
+/* The row's charted metrics into their time bucket, found once per row
+ * (every channel of a row shares its time). */
+static void series_row(rs_stats *st, const rs_sample *s, int slot) {
+  rs_series_acc *a = &st->timeline;
+  if (!isfinite(s->t))
+    return;
+  rs_series_locate(a, s->t);
+  if (s->present & (1u << RS_METRIC_REQUEST_RATE))
+    rs_series_memo_add(a, RS_SERIES_RATE, s->v[RS_METRIC_REQUEST_RATE]);
+  if (slot >= RS_SERIES_DEVICES)
+    return;
+  if (s->present & (1u << RS_METRIC_GPU_UTIL))
+    rs_series_memo_add(a, slot, s->v[RS_METRIC_GPU_UTIL]);
+  if (s->present & (1u << RS_METRIC_GPU_MEM_USED))
+    rs_series_memo_add(a, RS_SERIES_DEVICES + slot, s->v[RS_METRIC_GPU_MEM_USED]);
+}
+
+/* The row's memory metrics into their windows. */
+static rs_status windows_row(rs_stats *st, const rs_sample *s, int slot) {
+  if ((s->present & (1u << RS_METRIC_GPU_MEM_USED)) &&
+      window_add(&st->dev_mem[slot], s->t, s->v[RS_METRIC_GPU_MEM_USED], st->o.window_s) != RS_OK)
+    return RS_NOMEM;
+  if ((s->present & (1u << RS_METRIC_HOST_MEM_USED)) &&
+      window_add(&st->host_mem, s->t, s->v[RS_METRIC_HOST_MEM_USED], st->o.window_s) != RS_OK)
+    return RS_NOMEM;
+  return RS_OK;
+}
+
+/* The row's values into their accumulators: a per-device value goes to its
+ * device only (the pooled view of those metrics is the merge of the
+ * devices, made at finish). */
+static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
+  acc *dev = st->dev[slot];
+  if (dev == NULL && (s->present & per_device_set) && (dev = dev_block(st, slot)) == NULL)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  if (!st->o.exact) {
+    for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
+      int m = __builtin_ctz(bits);
+      acc *a = (per_device_set >> m) & 1u ? &dev[m] : &st->pooled[m];
+      if (acc_add_sketch(a, s->v[m]) != RS_OK)
+        return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    }
+    return RS_OK;
+  }
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) {
+    int m = __builtin_ctz(bits);
+    acc *a = (per_device_set >> m) & 1u ? &dev[m] : &st->pooled[m];
+    rs_status rc =
+        acc_add(a, s->v[m], &st->exact_left, st->o.exact_max_values, s, (rs_metric)m, err);
+    if (rc != RS_OK)
+      return rc;
+  }
   return RS_OK;
 }
 
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
-  size_t *left = st->o.exact ? &st->exact_left : NULL;
   bool event = is_request_event(s);
   rs_status rc = event ? RS_OK : track_time(st, s, slot, err);
   if (rc != RS_OK)
@@ -371,11 +400,12 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     st->grid_last = s->t;
   if (s->present & per_device_set)
     st->dev_seen[slot] = true;
-  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
-    int m = __builtin_ctz(bits);
-    if ((rc = value_add(st, s, slot, m, bits & -bits, left, err)) != RS_OK)
-      return rc;
-  }
+  if (s->present & charted_set)
+    series_row(st, s, slot);
+  if ((rc = values_row(st, s, slot, err)) != RS_OK)
+    return rc;
+  if ((s->present & window_set) && windows_row(st, s, slot) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   return RS_OK;
 }
 
@@ -428,19 +458,20 @@ static void exact_quantiles(double *a, size_t n, double q[RS_QUANTILE_COUNT]) {
 
 static void acc_finish_vals(const acc *a, bool exact, double *vals, size_t nvals,
                             rs_metric_stats *out) {
+  uint64_t n = a->sk.count;
   memset(out, 0, sizeof(*out));
-  out->count = a->n;
-  if (a->n == 0) {
+  out->count = n;
+  if (n == 0) {
     out->min = out->max = out->mean = out->stddev = NAN;
     for (int q = 0; q < RS_QUANTILE_COUNT; q++)
       out->q[q] = NAN;
     return;
   }
-  out->min = a->min;
-  out->max = a->max;
-  out->mean = rs_xsum_value(&a->s1) / (double)a->n;
-  out->stddev = sqrt(rs_xsum_comoment(a->n, &a->s1, &a->s1, &a->s2) / (double)a->n);
-  out->exact = exact && nvals == a->n;
+  out->min = a->sk.min;
+  out->max = a->sk.max;
+  out->mean = rs_xsum_value(&a->s1) / (double)n;
+  out->stddev = sqrt(rs_xsum_comoment(n, &a->s1, &a->s1, &a->s2) / (double)n);
+  out->exact = exact && nvals == n;
   if (out->exact)
     exact_quantiles(vals, nvals, out->q);
   else
@@ -586,6 +617,8 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
   }
   acc_init(&all);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+    if (st->dev[d] == NULL)
+      continue;
     rc = acc_merge_moments(&all, &st->dev[d][m]);
     if (st->dev[d][m].nvals > 0) {
       vals = st->dev[d][m].vals;
@@ -606,6 +639,8 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
     if ((vals = copy = rs_malloc_array(nvals, sizeof(*copy))) == NULL)
       rc = rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory for --exact");
     for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+      if (st->dev[d] == NULL)
+        continue;
       if (st->dev[d][m].nvals > 0)
         memcpy(copy + at, st->dev[d][m].vals, st->dev[d][m].nvals * sizeof(*copy));
       at += st->dev[d][m].nvals;
@@ -629,7 +664,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     return rc;
   out->busiest_device = -1;
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
-    if (!st->dev_seen[d])
+    if (!st->dev_seen[d] || st->dev[d] == NULL) /* NULL: only after out of memory */
       continue;
     rs_device_stats *ds = &out->devices[out->ndevices++];
     ds->index = d;
@@ -665,20 +700,17 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
 
 /* The sketch, count, moments and extremes of src into dst (not the values). */
 static rs_status acc_merge_moments(acc *dst, const acc *src) {
-  if (src->n == 0)
+  if (src->sk.count == 0)
     return RS_OK;
   if (rs_sketch_merge(&dst->sk, &src->sk) != RS_OK)
     return RS_NOMEM;
   rs_xsum_merge(&dst->s1, &src->s1);
   rs_xsum2_merge(&dst->s2, &src->s2);
-  dst->min = dst->n == 0 || src->min < dst->min ? src->min : dst->min;
-  dst->max = dst->n == 0 || src->max > dst->max ? src->max : dst->max;
-  dst->n += src->n;
   return RS_OK;
 }
 
 static rs_status acc_merge(acc *dst, const acc *src, size_t cap) {
-  if (src->n == 0)
+  if (src->sk.count == 0)
     return RS_OK;
   if (src->nvals && dst->nvals + src->nvals > cap)
     return RS_LIMIT;
@@ -713,8 +745,11 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
   size_t cap = dst->o.exact_max_values;
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
     rc = acc_merge(&dst->pooled[m], &src->pooled[m], cap);
-    for (int d = 0; d < NSLOTS && rc == RS_OK; d++)
-      rc = acc_merge(&dst->dev[d][m], &src->dev[d][m], cap);
+    for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
+      if (src->dev[d] == NULL)
+        continue;
+      rc = dev_block(dst, d) ? acc_merge(&dst->dev[d][m], &src->dev[d][m], cap) : RS_NOMEM;
+    }
   }
   if (rc == RS_LIMIT)
     return rs_error_set(err, RS_LIMIT, NULL, 0, 0,
@@ -769,7 +804,7 @@ size_t rs_stats_footprint(const rs_stats *st) {
   for (int m = 0; m < RS_METRIC_COUNT; m++) {
     n += acc_footprint(&st->pooled[m]);
     for (int d = 0; d < NSLOTS; d++)
-      n += acc_footprint(&st->dev[d][m]);
+      n += st->dev[d] ? acc_footprint(&st->dev[d][m]) : 0;
   }
   for (int d = 0; d < NSLOTS; d++)
     n += st->dev_mem[d].peaks.nbins;
