@@ -16,9 +16,10 @@ make SIZE MB (--sizes, default 100 and 1000) of each format in --formats:
   dcgm-SIZE.prom     (exposition) a text exposition: dcgm-exporter scrapes of
                      8 GPUs (nine default counters each, with # HELP and
                      # TYPE) every 15 s, saved with timestamps
-  vllm-SIZE.prom     (vllm) vLLM /metrics scrapes every 15 s with counters and
-                     histograms; its reader holds the file whole, so at most
-                     256 MiB
+  vllm-SIZE.prom     (vllm, tgi, sglang) an LLM server's /metrics scrapes
+  tgi-SIZE.prom      every 15 s, saved with timestamps: its gauges, counters
+  sglang-SIZE.prom   and histograms (_bucket, _sum, _count) with the server's
+                     own bucket bounds (sources cited at generate_llm)
   samples-ROWS.csv   a native CSV (bench/run.py's generator), for --exact
 
 Values come from a seeded random generator (bench/export.py itself). The
@@ -39,7 +40,8 @@ fairer figure on a loaded machine), MB/s by each, and peak resident memory
 A command that fails (a reader out of memory, a size limit) is shown with
 the last line of its error, not timed.
 
-Usage: python3 bench/export.py [--sizes 100,1000] [--formats prom,cwdata,cwstats,exposition,vllm]
+Usage: python3 bench/export.py [--sizes 100,1000]
+                               [--formats prom,cwdata,cwstats,exposition,vllm,tgi,sglang]
                                [--csv-rows N] [--repeat K]
                                [--bin build-rel/rightsize] [--baseline BIN]
 Build Release first: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release &&
@@ -267,32 +269,55 @@ LLM_SERVERS = {
 }
 
 
-def llm_lines(server, rng, state, t):
-    """One scrape of server at t ms (state: the counters so far), as text."""
-    labels, gauges, counters, hists = LLM_SERVERS[server]
-    braces = "{%s}" % labels if labels else ""
-    lab = lambda extra: "{%s}" % ",".join(x for x in (labels, extra) if x)
+def llm_delta(server, rng):
+    """What one scrape adds: gauge texts, counter increases, and per histogram
+    the requests in each bucket and their seconds, from rng."""
+    _, gauges, counters, hists = LLM_SERVERS[server]
     n = rng.randrange(20, 80)
-    out = []
-    for name, value in gauges:
-        out.append("%s%s %s %d\n" % (name, braces, value(rng), t))
-    for name, (lo, hi) in counters:
-        state[name] = state.get(name, 0) + sum(rng.randrange(lo, hi + 1) for _ in range(n))
-        out.append("%s%s %d %d\n" % (name, braces, state[name], t))
-    for name, bounds, mean in hists:
-        counts = state.setdefault(name, [0] * (len(bounds) + 1))
+    g = [value(rng) for _, value in gauges]
+    c = [sum(rng.randrange(lo, hi + 1) for _ in range(n)) for _, (lo, hi) in counters]
+    h = []
+    for _, bounds, mean in hists:
+        counts = [0] * (len(bounds) + 1)
+        total = 0.0
         for _ in range(n):
             v = rng.expovariate(1.0 / mean)
-            state[name + "_sum"] = state.get(name + "_sum", 0.0) + v
+            total += v
             k = 0
             while k < len(bounds) and v > bounds[k]:
                 k += 1
             counts[k] += 1
+        h.append((counts, total))
+    return g, c, h
+
+
+def llm_lines(server, delta, state, t):
+    """One scrape of server at t ms after delta (state: the counters so far)."""
+    labels, gauges, counters, hists = LLM_SERVERS[server]
+    g, c, h = delta
+    braces = "{%s}" % labels if labels else ""
+    out = []
+    for (name, _), text in zip(gauges, g):
+        out.append("%s%s %s %d\n" % (name, braces, text, t))
+    for (name, _), inc in zip(counters, c):
+        state[name] = state.get(name, 0) + inc
+        out.append("%s%s %d %d\n" % (name, braces, state[name], t))
+    for (name, bounds, _), (counts, total) in zip(hists, h):
+        key = name + "_le"
+        if key not in state:  # the bucket label sets, written once
+            state[key] = [name + "_bucket{%s}" % ",".join(
+                x for x in (labels, 'le="%s"' % (le if le == "+Inf" else positional(le)
+                                                 if server == "tgi" else repr(le))) if x)
+                for le in bounds + ["+Inf"]]
+            state[name] = [0] * len(counts)
+            state[name + "_sum"] = 0.0
+        cum_state = state[name]
+        state[name + "_sum"] += total
         cum = 0
-        for k, le in enumerate(bounds + ["+Inf"]):
-            cum += counts[k]
-            text = le if le == "+Inf" else (positional(le) if server == "tgi" else repr(le))
-            out.append('%s_bucket%s %d %d\n' % (name, lab('le="%s"' % text), cum, t))
+        for k, head in enumerate(state[key]):
+            cum_state[k] += counts[k]
+            cum += cum_state[k]
+            out.append("%s %d %d\n" % (head, cum, t))
         out.append("%s_sum%s %.6f %d\n" % (name, braces, state[name + "_sum"], t))
         out.append("%s_count%s %d %d\n" % (name, braces, cum, t))
     return "".join(out)
@@ -300,8 +325,10 @@ def llm_lines(server, rng, state, t):
 
 def generate_llm(server, path, mb):
     """server's /metrics scrapes every 15 s from 2025-11-30 00:00 UTC, saved
-    with timestamps, about mb MB."""
+    with timestamps, about mb MB: what each scrape adds comes from a pool of
+    256 drawn by a seeded generator, taken in turn."""
     rng = random.Random({"vllm": 13, "tgi": 17, "sglang": 19}[server])
+    pool = [llm_delta(server, rng) for _ in range(256)]
     t0 = 1764460800000
     target = int(mb * 1e6)
     state = {}
@@ -309,7 +336,7 @@ def generate_llm(server, path, mb):
     i = 0
     with open(path + ".tmp", "w") as f:
         while size < target:
-            text = llm_lines(server, rng, state, t0 + 15000 * i)
+            text = llm_lines(server, pool[i % len(pool)], state, t0 + 15000 * i)
             f.write(text)
             size += len(text)
             i += 1
@@ -345,8 +372,8 @@ def main():
     ap.add_argument("--sizes", default="100,1000", help="MB of the JSON answers")
     ap.add_argument("--formats", default="prom,cwdata,cwstats,exposition",
                     help="prom (query_range JSON; also prom-json), cwdata, cwstats (CloudWatch "
-                         "JSON), exposition (dcgm-exporter text scrapes), vllm (vLLM /metrics "
-                         "scrapes, held whole: at most 256 MiB)")
+                         "JSON), exposition (dcgm-exporter text scrapes), vllm, tgi, sglang (the "
+                         "LLM servers' /metrics scrapes)")
     ap.add_argument("--csv-rows", type=int, default=5000000, help="rows of the --exact CSV")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-rel", "rightsize"))

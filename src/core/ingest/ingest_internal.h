@@ -294,7 +294,8 @@ rs_status rs_llm_prom_series(rs_export *x, const struct rs_node *labels,
                              const struct rs_node *values, const struct rs_node *key,
                              rs_error *err);
 
-/* Folds bytes into a series identity (FNV-1a; start from 0). */
+/* Folds bytes into a series identity (64-bit words multiplied in, FNV-1a
+ * for the tail; start from 0). */
 uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len);
 
 /* Whether the points of a family's series are kept: counters and

@@ -90,7 +90,19 @@ typedef struct last_point {
   double le, t, v;
 } last_point;
 
+/* Bucket bounds read before, by hash of their text: a dump repeats a few
+ * dozen, some too long for the number parser's fast path (TGI's
+ * 0.000015000000000000002). */
+#define BOUND_SLOTS 256
+#define BOUND_TEXT 32
+typedef struct bound {
+  char text[BOUND_TEXT];
+  size_t len; /* 0: a free slot */
+  double v;
+} bound;
+
 struct rs_llm_acc {
+  bound bounds[BOUND_SLOTS];
   raw *r; /* points not handed on yet, in file order */
   size_t n, cap;
   raw *work; /* a batch and its increases */
@@ -143,6 +155,25 @@ static struct rs_llm_acc *acc(rs_export *x) {
   return x->llm;
 }
 
+/* The value of an le label's text, from the bounds read before or parsed. */
+static rs_status bound_of(struct rs_llm_acc *a, const char *le, size_t len, double *out) {
+  bound *b = a != NULL ? &a->bounds[rs_llm_hash(0, le, len) & (BOUND_SLOTS - 1)] : NULL;
+  if (b == NULL)
+    return rs_export_number(le, len, out);
+  if (b->len == len && memcmp(b->text, le, len) == 0) {
+    *out = b->v;
+    return RS_OK;
+  }
+  if (rs_export_number(le, len, out) != RS_OK)
+    return RS_INVALID;
+  if (len > 0 && len <= BOUND_TEXT) {
+    memcpy(b->text, le, len);
+    b->len = len;
+    b->v = *out;
+  }
+  return RS_OK;
+}
+
 static rs_status push(rs_export *x, const raw *p, rs_error *err) {
   struct rs_llm_acc *a = acc(x);
   if (a == NULL)
@@ -186,7 +217,7 @@ rs_status rs_llm_add(rs_export *x, int family, size_t series, const char *le, si
                           "expected an 'le' label on the buckets of '%s'", name);
     if (le_len == 4 && memcmp(le, "+Inf", 4) == 0)
       p.le = INFINITY;
-    else if (rs_export_number(le, le_len, &p.le) != RS_OK)
+    else if (bound_of(acc(x), le, le_len, &p.le) != RS_OK)
       return rs_error_set(err, RS_INVALID, x->path, line, col,
                           "expected a number or +Inf in the 'le' label of '%s', got '%.*s'", name,
                           (int)(le_len > RS_INGEST_QUOTE_MAX ? RS_INGEST_QUOTE_MAX : le_len), le);
@@ -235,9 +266,16 @@ bool rs_llm_is_series(const rs_export *x, const char *key) {
 }
 
 uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len) {
+  size_t i = 0;
   if (h == 0)
     h = 14695981039346656037ull;
-  for (size_t i = 0; i < len; i++)
+  for (; i + 8 <= len; i += 8) { /* a word at a time, then FNV-1a for the tail */
+    uint64_t w;
+    memcpy(&w, s + i, sizeof(w));
+    h = (h ^ w) * 0x9E3779B97F4A7C15ull;
+    h ^= h >> 31;
+  }
+  for (; i < len; i++)
     h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
   return h;
 }
@@ -324,11 +362,11 @@ static int by_series(const void *pa, const void *pb) {
 }
 
 static size_t last_hash(size_t series, double le) {
-  uint64_t bits;
+  uint64_t bits, h;
   le += 0.0; /* -0 and 0 are one bound */
   memcpy(&bits, &le, sizeof(bits));
-  return (size_t)rs_llm_hash(rs_llm_hash(0, (const char *)&series, sizeof(series)),
-                             (const char *)&bits, sizeof(bits));
+  h = ((uint64_t)series + 1) * 0x9E3779B97F4A7C15u ^ bits * 0xC2B2AE3D27D4EB4Fu;
+  return (size_t)(h ^ h >> 29);
 }
 
 /* The slot of (series, le) in the last points, NULL when out of memory. */
@@ -391,6 +429,37 @@ static rs_status increases(struct rs_llm_acc *a, const raw *r, size_t n, raw *ou
   return RS_OK;
 }
 
+/* The increases of r[0..n) when it is in time order as read: each series'
+ * points are then in time order too (ties in file order), as the sort by
+ * series would put them, so no sort is needed. */
+static rs_status increases_in_order(struct rs_llm_acc *a, const raw *r, size_t n, raw *out,
+                                    size_t *nout) {
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    last_point *s = last_of(a, r[i].series, r[i].le);
+    if (s == NULL)
+      return RS_NOMEM;
+    if (r[i].t > s->t) { /* NaN: no point yet */
+      out[m] = r[i];
+      out[m].v = r[i].v >= s->v ? r[i].v - s->v : r[i].v;
+      if (llm_table[r[i].family].kind == COUNTER)
+        out[m].le = r[i].t - s->t;
+      m++;
+    }
+    s->t = r[i].t;
+    s->v = r[i].v;
+  }
+  *nout = m;
+  return RS_OK;
+}
+
+static bool time_ordered(const raw *r, size_t n) {
+  for (size_t i = 1; i < n; i++)
+    if (r[i].t < r[i - 1].t)
+      return false;
+  return true;
+}
+
 static int by_time(const void *pa, const void *pb) {
   const raw *a = pa, *b = pb;
   if (a->family != b->family)
@@ -404,12 +473,51 @@ static int by_time(const void *pa, const void *pb) {
   return by_place(a, b);
 }
 
+/* Sorts in[0..n) by_time into out: by family (counting), then each
+ * family's points by time and each time's by le, series and place, sorting
+ * only what is not in that order already (a scrape writes its buckets in le
+ * order, one series after another). */
+static void sort_by_time(const raw *in, size_t n, raw *out) {
+  size_t start[NTABLE + 1] = {0};
+  for (size_t i = 0; i < n; i++)
+    start[in[i].family + 1]++;
+  for (size_t f = 0; f < NTABLE; f++)
+    start[f + 1] += start[f];
+  for (size_t i = 0; i < n; i++)
+    out[start[in[i].family]++] = in[i];
+  for (size_t f = 0, i = 0; f < NTABLE; i = start[f++]) {
+    raw *r = out + i;
+    size_t m = start[f] - i;
+    if (!time_ordered(r, m)) {
+      qsort(r, m, sizeof(*r), by_time);
+      continue;
+    }
+    for (size_t k = 0, j; k < m; k = j) {
+      bool ordered = true;
+      for (j = k + 1; j < m && r[j].t == r[k].t; j++)
+        ordered = ordered && by_time(&r[j - 1], &r[j]) < 0;
+      if (!ordered)
+        qsort(r + k, j - k, sizeof(*r), by_time);
+    }
+  }
+}
+
+/* A rate or quantile as a point of metric m. A finite value is checked as
+ * is (printed with %.17g and read back it is the same double); the text is
+ * printed only for a message, or for a value that is not finite. */
 static rs_status emit_value(rs_export *x, bool add, rs_metric m, const raw *at, double v,
                             rs_error *err) {
   char text[40];
   rs_series_rule rule = {llm_table[at->family].name, false, m, 1.0, 0.0};
   rs_export_point p;
   bool kept;
+  if (isfinite(v)) {
+    rs_error quiet;
+    rs_error_clear(&quiet);
+    if (rs_export_point_value(x, &rule, rule.key, -1, at->t, v, "", 0, at->line, at->col, &p,
+                              &quiet) == RS_OK)
+      return add ? rs_export_push(x, &p, err) : RS_OK;
+  }
   snprintf(text, sizeof(text), "%.17g", v);
   if (add)
     return rs_export_add(x, &rule, llm_table[at->family].name, -1, at->t, text, strlen(text),
@@ -519,12 +627,17 @@ rs_status rs_llm_flush(rs_export *x, double before, bool all, bool add, rs_llm_a
   for (size_t k = 0; k < m; k++)
     if (k == 0 || batch[k].t > at->latest)
       at->latest = batch[k].t;
-  if (m > 1) /* qsort(NULL, 0, ...) is undefined */
-    qsort(batch, m, sizeof(*batch), by_series);
-  if (increases(a, batch, m, inc, &n) != RS_OK)
+  if (time_ordered(batch, m))
+    st = increases_in_order(a, batch, m, inc, &n);
+  else {
+    if (m > 1) /* qsort(NULL, 0, ...) is undefined */
+      qsort(batch, m, sizeof(*batch), by_series);
+    st = increases(a, batch, m, inc, &n);
+  }
+  if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, x->path, 0, 0, "out of memory for series");
-  if (n > 1)
-    qsort(inc, n, sizeof(*inc), by_time);
+  sort_by_time(inc, n, batch); /* the batch is no longer needed */
+  inc = batch;
   while (st == RS_OK && i < n) {
     size_t j = i;
     while (j < n && inc[j].family == inc[i].family && inc[j].t == inc[i].t)
