@@ -329,6 +329,52 @@ static void test_streamed_same_as_document(void **state) {
   rs_buf_release(&json);
 }
 
+/* n scrapes a minute apart of a request counter and a latency histogram
+ * whose buckets turn to a negative bound (a quantile below 0) from scrape
+ * neg on; line bad (0: none) malformed. */
+static void gen_negative(rs_buf *b, int n, int neg, int bad) {
+  int line = 0;
+  for (int i = 0; i < n; i++) {
+    long long ms = (T0S + 60LL * i) * 1000;
+    const char *le = i >= neg ? "-1" : "1";
+    rs_buf_printf(b, "vllm:request_success_total %d %lld\n", 3 * i, ms);
+    rs_buf_printf(b, "vllm:e2e_request_latency_seconds_bucket{le=\"%s\"} %d %lld\n", le, i, ms);
+    rs_buf_printf(b, "vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d %lld\n", 2 * i, ms);
+    line += 3;
+    if (line == bad)
+      rs_buf_puts(b, "vllm:e2e_request_latency_seconds_bucket{le=\"1\" 4 5\n");
+  }
+}
+
+/* An error in a rate or quantile deep in a streamed file is named where
+ * it is (the first bucket of its time), after any malformed line, as when
+ * the whole file was read. */
+static void test_streamed_errors(void **state) {
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  keep_sink ks;
+  rs_error err;
+  rs_buf b;
+  (void)state;
+  rs_buf_init(&b, 0);
+  gen_negative(&b, 10000, 6000, 0); /* 30,000 samples: rows handed on */
+  memset(&ks, 0, sizeof(ks));
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("n.prom", b.data, b.len, &opts, keep_rows, &ks, NULL, &err),
+                   RS_INVALID);
+  assert_int_equal(err.line, 3 * 6001 + 2); /* the bucket le="-1" of scrape 6001 */
+  assert_non_null(
+      strstr(err.msg, "expected a value >= 0 in series 'vllm:e2e_request_latency_seconds'"));
+  rs_buf_release(&b);
+  rs_buf_init(&b, 0);
+  gen_negative(&b, 10000, 6000, 27000);
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("n.prom", b.data, b.len, &opts, keep_rows, &ks, NULL, &err),
+                   RS_INVALID);
+  assert_int_equal(err.line, 27001);
+  assert_non_null(strstr(err.msg, "expected ',' or '}' after a label"));
+  rs_buf_release(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gauges),
@@ -338,6 +384,7 @@ int main(void) {
       cmocka_unit_test(test_bad_buckets),
       cmocka_unit_test(test_text_exposition),
       cmocka_unit_test(test_streamed_same_as_document),
+      cmocka_unit_test(test_streamed_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

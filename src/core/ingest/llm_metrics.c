@@ -3,11 +3,14 @@
  *
  * Gauges map as any default rule does. Counters (token and request totals)
  * and histograms (TTFT, TPOT, end-to-end latency) are collected per series
- * and turned, at the end of the file, into rates (the increase between two
- * points over their time apart; a decrease is a restart, counted from 0) and
- * into p50/p95/p99 per point from the buckets' increases, interpolated
- * within a bucket as Prometheus' histogram_quantile does. Series of one
- * metric with different labels are summed (by le for histograms). */
+ * and turned into rates (the increase between two points over their time
+ * apart; a decrease is a restart, counted from 0) and into p50/p95/p99 per
+ * point from the buckets' increases, interpolated within a bucket as
+ * Prometheus' histogram_quantile does. Series of one metric with different
+ * labels are summed (by le for histograms). A document reader turns them
+ * at the end of the file (rs_llm_finish); the exposition stream in batches
+ * of older times (rs_llm_flush), each series and bucket remembering only its
+ * last point, with the same sorts and sums, so the same values. */
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
