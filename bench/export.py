@@ -16,9 +16,10 @@ make SIZE MB (--sizes, default 100 and 1000) of each format in --formats:
   dcgm-SIZE.prom     (exposition) a text exposition: dcgm-exporter scrapes of
                      8 GPUs (nine default counters each, with # HELP and
                      # TYPE) every 15 s, saved with timestamps
-  vllm-SIZE.prom     (vllm) vLLM /metrics scrapes every 15 s with counters and
-                     histograms; its reader holds the file whole, so at most
-                     256 MiB
+  vllm-SIZE.prom     (vllm, tgi, sglang) an LLM server's /metrics scrapes
+  tgi-SIZE.prom      every 15 s, saved with timestamps: its gauges, counters
+  sglang-SIZE.prom   and histograms (_bucket, _sum, _count) with the server's
+                     own bucket bounds (sources cited at generate_llm)
   samples-ROWS.csv   a native CSV (bench/run.py's generator), for --exact
 
 Values come from a seeded random generator (bench/export.py itself). The
@@ -39,7 +40,8 @@ fairer figure on a loaded machine), MB/s by each, and peak resident memory
 A command that fails (a reader out of memory, a size limit) is shown with
 the last line of its error, not timed.
 
-Usage: python3 bench/export.py [--sizes 100,1000] [--formats prom,cwdata,cwstats,exposition,vllm]
+Usage: python3 bench/export.py [--sizes 100,1000]
+                               [--formats prom,cwdata,cwstats,exposition,vllm,tgi,sglang]
                                [--csv-rows N] [--repeat K]
                                [--bin build-rel/rightsize] [--baseline BIN]
 Build Release first: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release &&
@@ -201,66 +203,140 @@ def generate_exposition(path, mb):
     os.replace(path + ".tmp", path)
 
 
-# ---- text exposition of vLLM's /metrics (gauges, counters, histograms) ----
+# ---- text exposition of the LLM servers' /metrics (vLLM, TGI, SGLang) ----
+#
+# Each server's metrics as rightsize maps them (src/core/ingest/llm_metrics.c,
+# docs/sources.md "LLM serving metrics"): gauges, counters and histograms
+# (_bucket, _sum, _count) with the servers' own bucket bounds, in seconds:
+#   vLLM   vllm/engine/metrics.py (TTFT, TPOT, end-to-end latency);
+#   TGI    router/src/server.rs: every histogram whose name ends in
+#          "duration" gets 35 bounds, 0.00001 x 1.5^k for k = 1..35, written
+#          as the metrics-exporter-prometheus crate prints f64 (positional);
+#   SGLang docs/references/production_metrics.md: its example /metrics shows
+#          TTFT bounds 0.001 ... 0.5, vLLM's list, which SGLang copied; the
+#          same lists as vLLM for the three histograms.
+# Requests per scrape, tokens and latencies come from a seeded generator
+# (random.Random); counters only grow. Latency scales are typical of an 8B
+# model on one GPU (tests/cli/data/llm: TTFT about 0.1 s, TPOT 0.03 s).
 
-VLLM_LABELS = 'model_name="meta-llama/Llama-3.1-8B-Instruct"'
-# vLLM's histogram buckets (vllm/engine/metrics.py), in seconds
-VLLM_HISTOGRAMS = [
-    ("vllm:time_to_first_token_seconds",
-     [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0]),
-    ("vllm:time_per_output_token_seconds",
-     [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5]),
-    ("vllm:e2e_request_latency_seconds",
-     [1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0]),
-]
+def positional(v):
+    """A float as Rust's Display prints it: shortest digits, no exponent."""
+    from decimal import Decimal
+    text = format(Decimal(repr(v)), "f")
+    return text if "." in text else text + ".0"
 
 
-def generate_vllm(path, mb):
-    """vLLM /metrics scrapes every 15 s, saved with timestamps, about mb MB:
-    three gauges, three counters and three histograms (_bucket, _sum,
-    _count) of one model. Requests per scrape and their latencies come from
-    a seeded generator; counters only grow."""
-    rng = random.Random(13)
+TGI_BOUNDS = []
+_v = 0.00001
+for _ in range(35):
+    _v *= 1.5
+    TGI_BOUNDS.append(_v)
+VLLM_TTFT = [0.001, 0.005, 0.01, 0.02, 0.04, 0.06, 0.08, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0,
+             7.5, 10.0]
+VLLM_TPOT = [0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.3, 0.4, 0.5, 0.75, 1.0, 2.5]
+VLLM_E2E = [1.0, 2.5, 5.0, 10.0, 15.0, 20.0, 30.0, 40.0, 50.0, 60.0]
+MODEL = 'model_name="meta-llama/Llama-3.1-8B-Instruct"'
+
+# server: labels, gauges (name, value), counters (name, per-request
+# increment range), histograms (name, bounds, mean seconds)
+LLM_SERVERS = {
+    "vllm": (MODEL,
+             [("vllm:num_requests_running", lambda r: "%d" % r.randrange(4, 40)),
+              ("vllm:num_requests_waiting", lambda r: "%d" % r.randrange(0, 6)),
+              ("vllm:gpu_cache_usage_perc", lambda r: "%.4f" % r.uniform(0.2, 0.9))],
+             [("vllm:prompt_tokens_total", (200, 900)),
+              ("vllm:generation_tokens_total", (100, 400)),
+              ('vllm:request_success_total', (1, 1))],
+             [("vllm:time_to_first_token_seconds", VLLM_TTFT, 0.08),
+              ("vllm:time_per_output_token_seconds", VLLM_TPOT, 0.03),
+              ("vllm:e2e_request_latency_seconds", VLLM_E2E, 6.0)]),
+    "tgi": ("",
+            [("tgi_batch_current_size", lambda r: "%d" % r.randrange(4, 40)),
+             ("tgi_queue_size", lambda r: "%d" % r.randrange(0, 6))],
+            [("tgi_request_count", (1, 1))],
+            [("tgi_request_duration", TGI_BOUNDS, 6.0),
+             ("tgi_request_mean_time_per_token_duration", TGI_BOUNDS, 0.03)]),
+    "sglang": (MODEL,
+               [("sglang:num_running_reqs", lambda r: "%d" % r.randrange(4, 40)),
+                ("sglang:num_queue_reqs", lambda r: "%d" % r.randrange(0, 6)),
+                ("sglang:token_usage", lambda r: "%.2f" % r.uniform(0.2, 0.9))],
+               [("sglang:prompt_tokens_total", (200, 900)),
+                ("sglang:generation_tokens_total", (100, 400)),
+                ("sglang:num_requests_total", (1, 1))],
+               [("sglang:time_to_first_token_seconds", VLLM_TTFT, 0.08),
+                ("sglang:time_per_output_token_seconds", VLLM_TPOT, 0.03),
+                ("sglang:e2e_request_latency_seconds", VLLM_E2E, 6.0)]),
+}
+
+
+def llm_delta(server, rng):
+    """What one scrape adds: gauge texts, counter increases, and per histogram
+    the requests in each bucket and their seconds, from rng."""
+    _, gauges, counters, hists = LLM_SERVERS[server]
+    n = rng.randrange(20, 80)
+    g = [value(rng) for _, value in gauges]
+    c = [sum(rng.randrange(lo, hi + 1) for _ in range(n)) for _, (lo, hi) in counters]
+    h = []
+    for _, bounds, mean in hists:
+        counts = [0] * (len(bounds) + 1)
+        total = 0.0
+        for _ in range(n):
+            v = rng.expovariate(1.0 / mean)
+            total += v
+            k = 0
+            while k < len(bounds) and v > bounds[k]:
+                k += 1
+            counts[k] += 1
+        h.append((counts, total))
+    return g, c, h
+
+
+def llm_lines(server, delta, state, t):
+    """One scrape of server at t ms after delta (state: the counters so far)."""
+    labels, gauges, counters, hists = LLM_SERVERS[server]
+    g, c, h = delta
+    braces = "{%s}" % labels if labels else ""
+    out = []
+    for (name, _), text in zip(gauges, g):
+        out.append("%s%s %s %d\n" % (name, braces, text, t))
+    for (name, _), inc in zip(counters, c):
+        state[name] = state.get(name, 0) + inc
+        out.append("%s%s %d %d\n" % (name, braces, state[name], t))
+    for (name, bounds, _), (counts, total) in zip(hists, h):
+        key = name + "_le"
+        if key not in state:  # the bucket label sets, written once
+            state[key] = [name + "_bucket{%s}" % ",".join(
+                x for x in (labels, 'le="%s"' % (le if le == "+Inf" else positional(le)
+                                                 if server == "tgi" else repr(le))) if x)
+                for le in bounds + ["+Inf"]]
+            state[name] = [0] * len(counts)
+            state[name + "_sum"] = 0.0
+        cum_state = state[name]
+        state[name + "_sum"] += total
+        cum = 0
+        for k, head in enumerate(state[key]):
+            cum_state[k] += counts[k]
+            cum += cum_state[k]
+            out.append("%s %d %d\n" % (head, cum, t))
+        out.append("%s_sum%s %.6f %d\n" % (name, braces, state[name + "_sum"], t))
+        out.append("%s_count%s %d %d\n" % (name, braces, cum, t))
+    return "".join(out)
+
+
+def generate_llm(server, path, mb):
+    """server's /metrics scrapes every 15 s from 2025-11-30 00:00 UTC, saved
+    with timestamps, about mb MB: what each scrape adds comes from a pool of
+    256 drawn by a seeded generator, taken in turn."""
+    rng = random.Random({"vllm": 13, "tgi": 17, "sglang": 19}[server])
+    pool = [llm_delta(server, rng) for _ in range(256)]
     t0 = 1764460800000
     target = int(mb * 1e6)
-    prompt = gen = done = 0
-    hist = {name: [0] * (len(bounds) + 1) for name, bounds in VLLM_HISTOGRAMS}
-    sums = {name: 0.0 for name, _ in VLLM_HISTOGRAMS}
-    scale = {"vllm:time_to_first_token_seconds": 0.08,
-             "vllm:time_per_output_token_seconds": 0.03,
-             "vllm:e2e_request_latency_seconds": 6.0}
+    state = {}
     size = 0
     i = 0
     with open(path + ".tmp", "w") as f:
         while size < target:
-            t = t0 + 15000 * i
-            n = rng.randrange(20, 80)
-            prompt += n * rng.randrange(200, 900)
-            gen += n * rng.randrange(100, 400)
-            done += n
-            out = ["vllm:num_requests_running{%s} %d %d\n" % (VLLM_LABELS, rng.randrange(4, 40), t),
-                   "vllm:num_requests_waiting{%s} %d %d\n" % (VLLM_LABELS, rng.randrange(0, 6), t),
-                   "vllm:gpu_cache_usage_perc{%s} %.4f %d\n" % (VLLM_LABELS, rng.uniform(0.2, 0.9), t),
-                   "vllm:prompt_tokens_total{%s} %d %d\n" % (VLLM_LABELS, prompt, t),
-                   "vllm:generation_tokens_total{%s} %d %d\n" % (VLLM_LABELS, gen, t),
-                   'vllm:request_success_total{%s,finished_reason="stop"} %d %d\n'
-                   % (VLLM_LABELS, done, t)]
-            for name, bounds in VLLM_HISTOGRAMS:
-                counts = hist[name]
-                for _ in range(n):
-                    v = rng.expovariate(1.0 / scale[name])
-                    sums[name] += v
-                    k = 0
-                    while k < len(bounds) and v > bounds[k]:
-                        k += 1
-                    counts[k] += 1
-                cum = 0
-                for k, le in enumerate(bounds + ["+Inf"]):
-                    cum += counts[k]
-                    out.append('%s_bucket{%s,le="%s"} %d %d\n' % (name, VLLM_LABELS, le, cum, t))
-                out.append("%s_sum{%s} %.6f %d\n" % (name, VLLM_LABELS, sums[name], t))
-                out.append("%s_count{%s} %d %d\n" % (name, VLLM_LABELS, cum, t))
-            text = "".join(out)
+            text = llm_lines(server, pool[i % len(pool)], state, t0 + 15000 * i)
             f.write(text)
             size += len(text)
             i += 1
@@ -270,7 +346,9 @@ def generate_vllm(path, mb):
 GENERATORS = {"prom": ("prom-%d.json", generate_prom), "cwdata": ("cwdata-%d.json", generate_cwdata),
               "cwstats": ("cwstats-%d.json", generate_cwstats),
               "exposition": ("dcgm-%d.prom", generate_exposition),
-              "vllm": ("vllm-%d.prom", generate_vllm)}
+              "vllm": ("vllm-%d.prom", lambda p, mb: generate_llm("vllm", p, mb)),
+              "tgi": ("tgi-%d.prom", lambda p, mb: generate_llm("tgi", p, mb)),
+              "sglang": ("sglang-%d.prom", lambda p, mb: generate_llm("sglang", p, mb))}
 ALIASES = {"prom-json": "prom"}
 MAPPING = os.path.join(HERE, "..", "tests", "data", "exports", "sagemaker_mapping.yaml")
 
@@ -294,8 +372,8 @@ def main():
     ap.add_argument("--sizes", default="100,1000", help="MB of the JSON answers")
     ap.add_argument("--formats", default="prom,cwdata,cwstats,exposition",
                     help="prom (query_range JSON; also prom-json), cwdata, cwstats (CloudWatch "
-                         "JSON), exposition (dcgm-exporter text scrapes), vllm (vLLM /metrics "
-                         "scrapes, held whole: at most 256 MiB)")
+                         "JSON), exposition (dcgm-exporter text scrapes), vllm, tgi, sglang (the "
+                         "LLM servers' /metrics scrapes)")
     ap.add_argument("--csv-rows", type=int, default=5000000, help="rows of the --exact CSV")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-rel", "rightsize"))

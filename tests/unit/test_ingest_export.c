@@ -267,22 +267,31 @@ static void gen_util_scrapes(rs_buf *b, int n, bool stamped) {
 }
 
 /* The streamed reader's own limits: a counter first met after rows were
- * handed on, and too many samples at one time, each named where it is. */
+ * handed on is read (its rate from its second point), one older than rows
+ * handed on is named where it is, and too many samples at one time too. */
 static void test_text_stream_limits(void **state) {
   static rs_endpoint_stats a;
   rs_buf b;
   rs_error err;
+  rs_ingest_result res;
+  long long end = (long long)(T0 + 60.0 * 4000) * 1000;
   (void)state;
   rs_buf_init(&b, 0);
   gen_util_scrapes(&b, 4000, true); /* 32,000 samples: rows handed on */
-  rs_buf_printf(&b, "vllm:prompt_tokens_total 10 %lld\n", (long long)(T0 + 60.0 * 4000) * 1000);
+  rs_buf_printf(&b, "vllm:prompt_tokens_total 10 %lld\n", end);
+  rs_buf_printf(&b, "vllm:prompt_tokens_total 40 %lld\n", end + 60000);
   assert_false(b.failed);
+  if (stats_of(&a, "t.prom", b.data, b.len, RS_FORMAT_AUTO, NULL, &res, &err) != RS_OK)
+    fail_msg("%s:%zu:%zu: %s", err.path, err.line, err.col, err.msg);
+  assert_int_equal(res.rows, 32001);
+  assert_int_equal(a.m[RS_METRIC_PROMPT_TOKEN_RATE].count, 1);
+  assert_true(a.m[RS_METRIC_PROMPT_TOKEN_RATE].max == 0.5); /* 30 tokens in 60 s */
+  rs_buf_printf(&b, "vllm:prompt_tokens_total 50 %lld\n", (long long)T0 * 1000);
   assert_int_equal(stats_of(&a, "t.prom", b.data, b.len, RS_FORMAT_AUTO, NULL, NULL, &err),
-                   RS_LIMIT);
-  assert_int_equal(err.line, 32001);
-  assert_int_equal(err.col, 1);
-  assert_non_null(strstr(err.msg, "counter or histogram series 'vllm:prompt_tokens_total' first "
-                                  "comes after"));
+                   RS_INVALID);
+  assert_int_equal(err.line, 32003);
+  assert_int_equal(err.col, 29); /* the timestamp */
+  assert_non_null(strstr(err.msg, "after samples up to"));
   rs_buf_release(&b);
   rs_buf_init(&b, 0);
   gen_util_scrapes(&b, 40000, false); /* 320,000 samples of one instant */

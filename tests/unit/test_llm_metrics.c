@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
+#include "rightsize/buf.h"
 #include "rightsize/ingest.h"
 
 #define MAX_KEEP 16
@@ -176,11 +179,212 @@ static void test_text_exposition(void **state) {
   assert_near(ks.kept[0].v[RS_METRIC_LATENCY_P95], 1000); /* in +Inf: the highest bound */
 }
 
+/* ---- the streamed exposition against the whole-document reader ---- */
+
+/* Every row a reader hands on. */
+typedef struct all_rows {
+  rs_sample *s;
+  size_t n, cap;
+} all_rows;
+
+static rs_status add_row(void *ctx, const rs_sample *s, rs_error *err) {
+  all_rows *a = ctx;
+  (void)err;
+  if (a->n == a->cap) {
+    a->cap = a->cap ? 2 * a->cap : 1024;
+    a->s = realloc(a->s, a->cap * sizeof(*a->s));
+    assert_non_null(a->s);
+  }
+  a->s[a->n++] = *s;
+  return RS_OK;
+}
+
+#define SCRAPES 4000
+#define T0S 1796047200LL
+
+static const char *const models[2] = {"m-a", "m-b"};
+static const double bounds[6] = {0.01, 0.025, 0.05, 0.1, 0.25, 0.5};
+
+/* One sample of the generated vLLM server: series k (0..NSERIES) at scrape
+ * i; name, labels and value into the out parameters; false when the series
+ * has no sample then (model m-b starts at scrape 900, after rows were
+ * handed on; its generation counter restarts at scrape 1500). */
+#define NSERIES 22
+static bool sample_of(int k, int i, const char **name, char *labels, size_t cap, double *v) {
+  int m = k / 11, j = k % 11;
+  unsigned h = (unsigned)(i * 2654435761u) ^ (unsigned)(k * 40503u);
+  if (m == 1 && i < 900)
+    return false;
+  if (j == 0) {
+    *name = "vllm:num_requests_running";
+    snprintf(labels, cap, "model_name=\"%s\"", models[m]);
+    *v = (double)(h % 40);
+    return m == 0; /* one series: two would clash */
+  }
+  if (j == 1 || j == 2) {
+    int r = m == 1 && i >= 1500 ? i - 1500 : i;
+    *name = j == 1 ? "vllm:generation_tokens_total" : "vllm:request_success_total";
+    snprintf(labels, cap, "model_name=\"%s\"", models[m]);
+    *v = j == 1 ? 130.0 * r + (double)(r % 7) : 3.0 * r;
+    return true;
+  }
+  *name = "vllm:time_to_first_token_seconds_bucket";
+  if (j < 9)
+    snprintf(labels, cap, "model_name=\"%s\",le=\"%g\"", models[m], bounds[j - 3]);
+  else if (j == 9)
+    snprintf(labels, cap, "model_name=\"%s\",le=\"+Inf\"", models[m]);
+  else {
+    *name = "vllm:time_to_first_token_seconds_sum";
+    snprintf(labels, cap, "model_name=\"%s\"", models[m]);
+  }
+  /* cumulative: bucket b holds about (b + 1) / 7 of the requests so far */
+  *v = j >= 9 ? 10.0 * i : (double)((i * 10 * (j - 2)) / 7 + (j == 5 ? (int)(h % 3) : 0));
+  return true;
+}
+
+static void gen_text(rs_buf *b) {
+  char labels[128];
+  const char *name;
+  double v;
+  for (int i = 0; i < SCRAPES; i++)
+    for (int k = 0; k < NSERIES; k++)
+      if (sample_of(k, i, &name, labels, sizeof(labels), &v))
+        rs_buf_printf(b, "%s{%s} %.17g %lld\n", name, labels, v, (T0S + 15 * i) * 1000);
+}
+
+static void gen_json(rs_buf *b) {
+  char labels[128], quoted[160];
+  const char *name;
+  double v;
+  rs_buf_puts(b, "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":[");
+  for (int k = 0; k < NSERIES; k++) {
+    int n = 0;
+    for (int i = 0; i < SCRAPES; i++) {
+      if (!sample_of(k, i, &name, labels, sizeof(labels), &v))
+        continue;
+      if (n++ == 0) {
+        size_t q = 0;
+        for (const char *c = labels; *c && q + 2 < sizeof(quoted); c++) {
+          if (*c == '=')
+            quoted[q++] = ':';
+          else
+            quoted[q++] = *c;
+        }
+        quoted[q] = 0;
+        /* model_name:"m-a",le:"0.01" -> "model_name":"m-a","le":"0.01" */
+        rs_buf_printf(b, "%s{\"metric\":{\"__name__\":\"%s\"", k ? "," : "", name);
+        for (char *f = strtok(quoted, ","); f; f = strtok(NULL, ",")) {
+          char *colon = strchr(f, ':');
+          *colon = 0;
+          rs_buf_printf(b, ",\"%s\":%s", f, colon + 1);
+        }
+        rs_buf_puts(b, "},\"values\":[");
+      }
+      rs_buf_printf(b, "%s[%lld,\"%.17g\"]", n > 1 ? "," : "", T0S + 15 * i, v);
+    }
+    if (n > 0)
+      rs_buf_puts(b, "]}");
+  }
+  rs_buf_puts(b, "]}}\n");
+}
+
+static void rows_of(const char *path, const rs_buf *b, all_rows *out) {
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  rs_error err;
+  memset(out, 0, sizeof(*out));
+  rs_error_clear(&err);
+  if (rs_ingest_memory(path, b->data, b->len, &opts, add_row, out, NULL, &err) != RS_OK)
+    fail_msg("%s:%zu:%zu: %s", err.path, err.line, err.col, err.msg);
+}
+
+/* Megabytes of scrapes, more than the exposition reader holds at once, so
+ * counters and histograms are turned into rows as it reads: the rows are
+ * those of the same series read whole from a query_range answer, bit for
+ * bit (a counter restart and a series first met late included). */
+static void test_streamed_same_as_document(void **state) {
+  rs_buf text, json;
+  all_rows a, b;
+  (void)state;
+  rs_buf_init(&text, 0);
+  rs_buf_init(&json, 0);
+  gen_text(&text);
+  gen_json(&json);
+  assert_false(text.failed || json.failed);
+  assert_true(text.len > (size_t)4 << 20);
+  rows_of("g.prom", &text, &a);
+  rows_of("g.json", &json, &b);
+  assert_int_equal(a.n, SCRAPES);
+  assert_int_equal(a.n, b.n);
+  for (size_t i = 0; i < a.n; i++) {
+    assert_true(a.s[i].t == b.s[i].t);
+    assert_int_equal(a.s[i].gpu, b.s[i].gpu);
+    assert_int_equal(a.s[i].present, b.s[i].present);
+    assert_memory_equal(a.s[i].v, b.s[i].v, sizeof(a.s[i].v));
+  }
+  assert_true(has(&a.s[SCRAPES - 1], RS_METRIC_TTFT_P99));
+  assert_true(has(&a.s[SCRAPES - 1], RS_METRIC_OUTPUT_TOKEN_RATE));
+  free(a.s);
+  free(b.s);
+  rs_buf_release(&text);
+  rs_buf_release(&json);
+}
+
+/* n scrapes a minute apart of a request counter and a latency histogram
+ * whose buckets turn to a negative bound (a quantile below 0) from scrape
+ * neg on; line bad (0: none) malformed. */
+static void gen_negative(rs_buf *b, int n, int neg, int bad) {
+  int line = 0;
+  for (int i = 0; i < n; i++) {
+    long long ms = (T0S + 60LL * i) * 1000;
+    const char *le = i >= neg ? "-1" : "1";
+    rs_buf_printf(b, "vllm:request_success_total %d %lld\n", 3 * i, ms);
+    rs_buf_printf(b, "vllm:e2e_request_latency_seconds_bucket{le=\"%s\"} %d %lld\n", le, i, ms);
+    rs_buf_printf(b, "vllm:e2e_request_latency_seconds_bucket{le=\"+Inf\"} %d %lld\n", 2 * i, ms);
+    line += 3;
+    if (line == bad)
+      rs_buf_puts(b, "vllm:e2e_request_latency_seconds_bucket{le=\"1\" 4 5\n");
+  }
+}
+
+/* An error in a rate or quantile deep in a streamed file is named where
+ * it is (the first bucket of its time), after any malformed line, as when
+ * the whole file was read. */
+static void test_streamed_errors(void **state) {
+  rs_ingest_options opts = {.format = RS_FORMAT_AUTO};
+  keep_sink ks;
+  rs_error err;
+  rs_buf b;
+  (void)state;
+  rs_buf_init(&b, 0);
+  gen_negative(&b, 10000, 6000, 0); /* 30,000 samples: rows handed on */
+  memset(&ks, 0, sizeof(ks));
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("n.prom", b.data, b.len, &opts, keep_rows, &ks, NULL, &err),
+                   RS_INVALID);
+  assert_int_equal(err.line, 3 * 6001 + 2); /* the bucket le="-1" of scrape 6001 */
+  assert_non_null(
+      strstr(err.msg, "expected a value >= 0 in series 'vllm:e2e_request_latency_seconds'"));
+  rs_buf_release(&b);
+  rs_buf_init(&b, 0);
+  gen_negative(&b, 10000, 6000, 27000);
+  rs_error_clear(&err);
+  assert_int_equal(rs_ingest_memory("n.prom", b.data, b.len, &opts, keep_rows, &ks, NULL, &err),
+                   RS_INVALID);
+  assert_int_equal(err.line, 27001);
+  assert_non_null(strstr(err.msg, "expected ',' or '}' after a label"));
+  rs_buf_release(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_gauges),      cmocka_unit_test(test_counters),
-      cmocka_unit_test(test_histogram),   cmocka_unit_test(test_histogram_idle),
-      cmocka_unit_test(test_bad_buckets), cmocka_unit_test(test_text_exposition),
+      cmocka_unit_test(test_gauges),
+      cmocka_unit_test(test_counters),
+      cmocka_unit_test(test_histogram),
+      cmocka_unit_test(test_histogram_idle),
+      cmocka_unit_test(test_bad_buckets),
+      cmocka_unit_test(test_text_exposition),
+      cmocka_unit_test(test_streamed_same_as_document),
+      cmocka_unit_test(test_streamed_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -295,14 +295,20 @@ rs_status rs_llm_prom_series(rs_export *x, const struct rs_node *labels,
                              const struct rs_node *values, const struct rs_node *key,
                              rs_error *err);
 
-/* Folds bytes into a series identity (FNV-1a; start from 0). */
+/* Folds bytes into a series identity (64-bit words multiplied in, FNV-1a
+ * for the tail; start from 0). */
 uint64_t rs_llm_hash(uint64_t h, const char *s, size_t len);
 
-/* One text exposition sample of such a series: others identifies the
- * series among those of its name (its labels but le). */
-rs_status rs_llm_text_point(rs_export *x, const char *key, uint64_t others, const char *le,
-                            size_t le_len, double t, const char *text, size_t len, size_t line,
-                            size_t col, rs_error *err);
+/* Whether the points of a family's series are kept: counters and
+ * histogram buckets (_bucket) are, a histogram's _sum and _count are not. */
+bool rs_llm_kept(int family, bool bucket);
+
+/* One text exposition sample of a kept series of family (key interned by
+ * the reader: one pointer per name): others identifies the series among
+ * those of its name (its labels but le). */
+rs_status rs_llm_text_point(rs_export *x, int family, const char *key, uint64_t others,
+                            const char *le, size_t le_len, double t, const char *text, size_t len,
+                            size_t line, size_t col, rs_error *err);
 
 /* Counts a counter or histogram series (mapped) and returns its id. */
 size_t rs_llm_begin_series(rs_export *x);
@@ -315,6 +321,30 @@ rs_status rs_llm_add(rs_export *x, int family, size_t series, const char *le, si
 
 /* Turns the kept points into rates and p50/p95/p99 points (rs_export_add). */
 rs_status rs_llm_finish(rs_export *x, rs_error *err);
+
+/* Where rs_llm_flush met an error turning points into rows: the family
+ * (its index in the table) and the time, the order rs_llm_finish meets
+ * them in over the whole file. */
+typedef struct rs_llm_at {
+  bool failed; /* the error came from a point made (else: out of memory) */
+  size_t family;
+  double t;
+  size_t taken;  /* points handed on */
+  double latest; /* the latest time among them */
+} rs_llm_at;
+
+/* rs_llm_finish for the kept points older than before (all: every one),
+ * as a stream hands them on: the others are kept, and the increases of the
+ * next batch start from each series' last point in this one. add false:
+ * the points made are only checked, not added. */
+rs_status rs_llm_flush(rs_export *x, double before, bool all, bool add, rs_llm_at *at,
+                       rs_error *err);
+
+/* Points kept and not handed on yet; the oldest time among the newest
+ * quarter of them (at least one kept); (series, le) pairs remembered. */
+size_t rs_llm_pending(const rs_export *x);
+double rs_llm_recent(const rs_export *x);
+size_t rs_llm_buckets(const rs_export *x);
 void rs_llm_free(struct rs_llm_acc *a);
 
 /* The readers: data is the whole file, NUL-terminated. */

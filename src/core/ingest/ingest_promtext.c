@@ -12,9 +12,12 @@
  * (held whole, sorted, emitted). Errors met while handing rows on (two
  * series for one metric, the sink's) wait for the end of the file, so a
  * malformed line anywhere is still the one reported, as when the whole
- * file was read first. vLLM/TGI/SGLang counters and histograms become
- * rates at the end (llm_metrics.c): a file with them is held whole, up to
- * RS_INGEST_EXPORT_MAX bytes. */
+ * file was read first. vLLM/TGI/SGLang counters and histograms
+ * (llm_metrics.c) are kept the same way and become rates and quantiles
+ * when the rows of their time are handed on, each series' increase taken
+ * from its last point before: memory bounded by the series, not the file.
+ * An error in those (a quantile out of range) waits for the end too, and
+ * comes before a clash, as when rs_llm_finish ran on the whole file. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,8 +169,10 @@ static const char *token(line_ctx *l, size_t *len) {
 typedef struct key_info {
   const char *key; /* arena, NUL-terminated */
   size_t len;
-  bool llm;  /* an LLM counter or histogram series (rs_llm_is_series) */
-  int ruled; /* index in rules, -1 until the rule is looked up */
+  bool llm;   /* an LLM counter or histogram series (rs_llm_is_series) */
+  bool kept;  /* and its points are kept (not a histogram's _sum or _count) */
+  int family; /* its family (rs_llm_series) */
+  int ruled;  /* index in rules, -1 until the rule is looked up */
 } key_info;
 
 typedef struct text_run {
@@ -185,10 +190,17 @@ typedef struct text_run {
   size_t flush_at; /* hand on when this many points are held */
   bool emitted;    /* rows were handed on; samples at or before emitted_t are too late */
   double emitted_t;
-  bool llm;    /* LLM counters or histograms seen: everything is held */
+  bool llm_done; /* counter and histogram points up to llm_done_t were handed on */
+  double llm_done_t;
   bool failed; /* handing rows on failed: deferred holds why, points are only checked */
   rs_error deferred;
   rs_status deferred_st;
+  /* a counter's rate or a histogram's quantile failed: reported before
+   * deferred, the first in the order of the whole file (rs_llm_at) */
+  bool llm_failed;
+  rs_llm_at llm_at;
+  rs_error llm_deferred;
+  rs_status llm_deferred_st;
 } text_run;
 
 static uint64_t key_hash(const char *s, size_t len) {
@@ -214,6 +226,11 @@ static key_info *intern(text_run *r, const char *s, size_t len) {
     return NULL;
   k->len = len;
   k->llm = rs_llm_is_series(r->x, k->key);
+  if (k->llm) {
+    bool bucket;
+    k->family = rs_llm_series(k->key, &bucket);
+    k->kept = rs_llm_kept(k->family, bucket);
+  }
   k->ruled = -1;
   r->nkeys++;
   return r->last = k;
@@ -252,10 +269,11 @@ static rs_status parse_ms(const char *s, size_t n, int64_t *out) {
   return rs_num_parse_int64(s, n, out);
 }
 
-static rs_status too_late(text_run *r, const line_ctx *l, const char *at, double t, rs_error *err) {
+static rs_status too_late(text_run *r, const line_ctx *l, const char *at, double t, double done,
+                          rs_error *err) {
   char when[32], last[32];
   rs_time_format(t, when, sizeof(when));
-  rs_time_format(r->emitted_t, last, sizeof(last));
+  rs_time_format(done, last, sizeof(last));
   return rs_error_set(err, RS_INVALID, r->x->path, l->line, col_of(l, at),
                       "a sample at %s after samples up to %s were read, expected scrapes in "
                       "time order (a sample may come at most %zu samples late, see "
@@ -264,6 +282,30 @@ static rs_status too_late(text_run *r, const line_ctx *l, const char *at, double
 }
 
 static rs_status flush(text_run *r, bool all, size_t line, size_t col, rs_error *err);
+
+/* A sample of a counter or a histogram bucket: kept until the rows of its
+ * time are handed on (flush), with its series told apart by its other
+ * labels. at: where a late sample is named. */
+static rs_status llm_line(text_run *r, line_ctx *l, const key_info *key, const char *labels_at,
+                          double t, const char *at, const char *val, size_t vlen, rs_error *err) {
+  labels lb;
+  rs_status st;
+  if (!key->kept)
+    return RS_OK; /* a histogram's _sum or _count: not needed */
+  if ((r->emitted && t <= r->emitted_t) || (r->llm_done && t <= r->llm_done_t))
+    return too_late(r, l, at, t,
+                    r->llm_done && !(r->emitted && r->emitted_t > r->llm_done_t) ? r->llm_done_t
+                                                                                 : r->emitted_t,
+                    err);
+  l->p = labels_at; /* again, for the hash of the other labels */
+  if ((st = read_labels(l, &lb, true, err)) != RS_OK)
+    return st;
+  st = rs_llm_text_point(r->x, key->family, key->key, lb.others, lb.le, lb.le_len, t, val, vlen,
+                         l->line, col_of(l, val), err);
+  if (st == RS_OK && r->x->n + rs_llm_pending(r->x) >= r->flush_at)
+    st = flush(r, false, l->line, col_of(l, val), err);
+  return st;
+}
 
 static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
   const char *name = l->p, *val, *ts, *labels_at;
@@ -329,20 +371,8 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
                ? rs_error_set(err, RS_LIMIT, r->x->path, l->line, col_of(l, name),
                               "more than %d series names in one file", KEY_SLOTS / 2)
                : rs_arena_error(r->x->arena, err, r->x->path, "reading the file");
-  if (key->llm) { /* vLLM, TGI, SGLang counters and histograms */
-    if (r->emitted && !r->failed)
-      return rs_error_set(err, RS_LIMIT, r->x->path, l->line, col_of(l, name),
-                          "counter or histogram series '%s' first comes after %zu samples, "
-                          "expected it in the first scrapes (see docs/sources.md, \"Size "
-                          "limits\")",
-                          key->key, FLUSH_AT);
-    r->llm = true;
-    l->p = labels_at; /* again, for the hash of the other labels */
-    if ((st = read_labels(l, &lb, true, err)) != RS_OK)
-      return st;
-    return rs_llm_text_point(r->x, key->key, lb.others, lb.le, lb.le_len, t, val, vlen, l->line,
-                             col_of(l, val), err);
-  }
+  if (key->llm) /* vLLM, TGI, SGLang counters and histograms */
+    return llm_line(r, l, key, labels_at, t, tlen ? ts : val, val, vlen, err);
   st = rule_for(r, key, &rule, l->line, col_of(l, name), err);
   if (st != RS_OK || rule == NULL)
     return st;
@@ -367,9 +397,9 @@ static rs_status sample_line(text_run *r, line_ctx *l, rs_error *err) {
   if (st != RS_OK || !kept)
     return st;
   if (r->emitted && t <= r->emitted_t)
-    return too_late(r, l, tlen ? ts : val, t, err);
+    return too_late(r, l, tlen ? ts : val, t, r->emitted_t, err);
   st = rs_export_push(r->x, &p, err);
-  if (st == RS_OK && r->x->n >= r->flush_at && !r->llm)
+  if (st == RS_OK && r->x->n + rs_llm_pending(r->x) >= r->flush_at)
     st = flush(r, false, l->line, col_of(l, val), err);
   return st;
 }
@@ -409,25 +439,70 @@ static void sort_held(rs_export *x, size_t n) {
   }
 }
 
+/* The oldest time among the newest quarter of the held points and of the
+ * kept counter and histogram points. */
+static double recent(const rs_export *x) {
+  size_t n = x->n;
+  double oldest = n > 0 ? x->pts[n - 1].t : 0.0;
+  for (size_t i = n - n / 4; i < n; i++)
+    if (x->pts[i].t < oldest)
+      oldest = x->pts[i].t;
+  if (rs_llm_pending(x) > 0) {
+    double o = rs_llm_recent(x);
+    if (n == 0 || o < oldest)
+      oldest = o;
+  }
+  return oldest;
+}
+
+static bool llm_before(const rs_llm_at *a, const rs_llm_at *b) {
+  return a->family != b->family ? a->family < b->family : a->t < b->t;
+}
+
+/* Turns the counter and histogram points older than before (all: every
+ * one) into points held (only checked once handing on failed). An error in
+ * those is kept for the end, the first in the order of the whole file. */
+static rs_status llm_flush(text_run *r, double before, bool all) {
+  rs_export *x = r->x;
+  rs_llm_at at;
+  rs_error e;
+  if (rs_llm_pending(x) == 0)
+    return RS_OK;
+  rs_error_clear(&e);
+  rs_status st = rs_llm_flush(x, before, all, !r->failed && !r->llm_failed, &at, &e);
+  if (st != RS_OK && !at.failed)
+    return st; /* out of memory */
+  if (at.taken > 0 && (!r->llm_done || at.latest > r->llm_done_t)) {
+    r->llm_done = true; /* samples at or before it are too late now */
+    r->llm_done_t = at.latest;
+  }
+  if (st != RS_OK && (!r->llm_failed || llm_before(&at, &r->llm_at))) {
+    r->llm_failed = true;
+    r->llm_at = at;
+    r->llm_deferred = e;
+    r->llm_deferred_st = st;
+  }
+  return RS_OK;
+}
+
 /* Hands on the rows of the held points older than every point of the
- * newest quarter (all: every held point), keeping the rest. line and col:
- * where the reader is, for the limit's message. */
+ * newest quarter (all: every held point), keeping the rest; counter and
+ * histogram points older than that become held points first. line and
+ * col: where the reader is, for the limit's message. */
 static rs_status flush(text_run *r, bool all, size_t line, size_t col, rs_error *err) {
   rs_export *x = r->x;
-  size_t n = x->n, cut = n;
-  double oldest = 0.0;
-  if (!all) {
-    oldest = x->pts[n - 1].t;
-    for (size_t i = n - n / 4; i < n; i++)
-      if (x->pts[i].t < oldest)
-        oldest = x->pts[i].t;
-  }
+  size_t n, cut;
+  double oldest = all ? 0.0 : recent(x);
+  rs_status st = llm_flush(r, oldest, all);
+  if (st != RS_OK)
+    return rs_error_set(err, st, x->path, line, col, "out of memory for series");
+  n = cut = x->n;
   sort_held(x, n);
   if (!all)
     for (cut = 0; cut < n && x->pts[cut].t < oldest;)
       cut++;
   if (cut > 0) {
-    rs_status st = rs_export_emit_batch(x, x->pts, cut, r->sink, r->ctx, &r->rows, err);
+    st = rs_export_emit_batch(x, x->pts, cut, r->sink, r->ctx, &r->rows, err);
     if (st != RS_OK) { /* reported at the end, unless a line is malformed */
       r->failed = true;
       r->deferred = *err;
@@ -441,12 +516,17 @@ static rs_status flush(text_run *r, bool all, size_t line, size_t col, rs_error 
     memmove(x->pts, x->pts + cut, (n - cut) * sizeof(*x->pts));
     x->n = n - cut;
   }
-  if (!all && x->n >= HOLD_MAX)
+  size_t held = x->n + rs_llm_pending(x);
+  if (!all && held >= HOLD_MAX)
     return rs_error_set(err, RS_LIMIT, x->path, line, col,
                         "more than %zu samples at one time or out of time order, expected "
                         "scrapes in time order (see docs/sources.md, \"Size limits\")",
                         HOLD_MAX);
-  r->flush_at = x->n + FLUSH_AT / 2 > FLUSH_AT ? x->n + FLUSH_AT / 2 : FLUSH_AT;
+  if (!all && rs_llm_buckets(x) > HOLD_MAX)
+    return rs_error_set(err, RS_LIMIT, x->path, line, col,
+                        "more than %zu counter and histogram buckets (series and le) in one file",
+                        HOLD_MAX);
+  r->flush_at = held + FLUSH_AT / 2 > FLUSH_AT ? held + FLUSH_AT / 2 : FLUSH_AT;
   return RS_OK;
 }
 
@@ -502,9 +582,6 @@ static rs_status read_lines(text_run *r, text_in *t, rs_error *err) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     if (nl == NULL && !t->eof) {
       st = fill(t, x->path, line, err);
-      if (st == RS_OK && r->llm && t->bytes > RS_INGEST_EXPORT_MAX)
-        st = rs_error_set(err, RS_LIMIT, x->path, 0, 0, "file is larger than %zu bytes%s",
-                          RS_INGEST_EXPORT_MAX, rs_instream_encoding(t->in) ? " decompressed" : "");
       continue;
     }
     if (p == end)
@@ -548,8 +625,12 @@ rs_status rs_ingest_prom_text_stream(rs_instream *in, const char *path, double i
   if (st == RS_OK && t.bytes == 0)
     st = rs_error_set(err, RS_INVALID, path, 1, 1, "empty file, expected %s data",
                       rs_format_name(RS_FORMAT_PROM_TEXT));
-  if (st == RS_OK)
-    st = rs_llm_finish(&x, err);
+  if (st == RS_OK && (st = llm_flush(r, 0.0, true)) != RS_OK)
+    st = rs_error_set(err, st, path, 0, 0, "out of memory for series");
+  if (st == RS_OK && r->llm_failed) {
+    *err = r->llm_deferred;
+    st = r->llm_deferred_st;
+  }
   if (st == RS_OK && r->failed) {
     *err = r->deferred;
     st = r->deferred_st;

@@ -23,3 +23,9 @@ printf '\375\067\172\130\132\000\000\004' >$d/magic.xz
 python3 tests/cli/data/exports/gen_exposition.py $d/dcgm_streamed.prom --scrapes 2000
 zstd -q -19 -c $d/dcgm_streamed.prom >$d/dcgm_streamed.prom.zst
 rm $d/dcgm_streamed.prom
+# streamed LLM server: 600 generated vLLM /metrics scrapes (32,400 samples,
+# 4.0 MB of text), counters and histograms turned into rates and quantiles
+# as the reader hands rows on (docs/sources.md, "Size limits")
+python3 tests/cli/data/llm/gen_scrapes.py $d/vllm_streamed.prom --scrapes 600
+zstd -q -19 -c $d/vllm_streamed.prom >$d/vllm_streamed.prom.zst
+rm $d/vllm_streamed.prom
