@@ -107,21 +107,26 @@ double rs_lognormal_mean(double qp, double p, double cv2) {
  * on the recurrence's own chain (Lentz's two per term were most of the cost of
  * the latency quantile), the terms rescaled by a power of two (exact) before
  * they overflow. The two agree to a few units in the last place
- * (tests/unit/test_queue_ref.c keeps the Lentz form as the reference). */
-double rs_gamma_q(double a, double lga, double x) {
+ * (tests/unit/test_queue_ref.c keeps the Lentz form as the reference).
+ * gamma_q_scaled returns e^ln_k Q(a, x): above a + 1 the factor joins the
+ * front's exponent, one exp instead of two where the response tail weighs Q
+ * by the normal density. */
+static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
   if (!(x > 0))
-    return 1.0;
-  double front = exp(a * log(x) - x - lga);
+    return exp(ln_k);
+  double ln_front = a * log(x) - x - lga;
   if (x < a + 1) {
+    double k = exp(ln_k), front = exp(ln_front);
     if (front == 0)
-      return 1.0;
+      return k;
     double term = 1.0 / a, sum = term;
     for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
       term *= x / (a + n);
       sum += term;
     }
-    return fmax(0.0, 1.0 - front * sum);
+    return k * fmax(0.0, 1.0 - front * sum);
   }
+  double front = exp(ln_k + ln_front);
   if (front == 0)
     return 0.0;
   /* A_-1 = 1, A_0 = 0, B_-1 = 0, B_0 = 1; the first step gives 1 / b0. */
@@ -145,6 +150,8 @@ double rs_gamma_q(double a, double lga, double x) {
   }
   return front * f;
 }
+
+double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0); }
 
 /* The wait W: 0 with probability 1 - p_wait, else gamma with this mean and
  * shape (1 / its squared coefficient of variation); lga = lgamma(shape). */
@@ -175,7 +182,8 @@ static double response_tail(double t, double s50, double sigma, const wait_dist 
   for (int i = 1; i <= panels; i++) {
     double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
     double z = zt - span * v * v * v, s = s50 * exp(sigma * z);
-    sum += wt * 3 * span * v * v * exp(-z * z / 2) * wait_tail(w, fmax(t - s, 0.0));
+    double x = fmax(t - s, 0.0) * w->shape / w->mean_s;
+    sum += wt * 3 * span * v * v * w->p_wait * gamma_q_scaled(w->shape, w->lga, x, -z * z / 2);
   }
   return above + sum * h / 3 / sqrt(2 * 3.14159265358979323846);
 }
