@@ -98,37 +98,60 @@ double rs_lognormal_mean(double qp, double p, double cv2) {
 
 /* The regularized upper incomplete gamma function Q(a, x) = Gamma(a, x) / Gamma(a),
  * lga = lgamma(a): the power series of P = 1 - Q below x = a + 1, the
- * continued fraction of Q (modified Lentz) above it; each converges there in
- * well under 200 terms. */
-static double gamma_q(double a, double lga, double x) {
+ * continued fraction of Q above it; each converges there in well under 200
+ * terms and stops at the first term that changes the sum or the convergent by
+ * less than 1e-15 of it. The fraction
+ *   Q = front / (b0 + a1 / (b1 + a2 / (b2 + ...))),  b_n = x + 1 - a + 2n,  a_n = -n (n - a)
+ * is evaluated forward by the Wallis recurrence A_n = b_n A_n-1 + a_n A_n-2 (the
+ * same for B, convergent A_n / B_n) rather than by Lentz's method: no division
+ * on the recurrence's own chain (Lentz's two per term were most of the cost of
+ * the latency quantile), the terms rescaled by a power of two (exact) before
+ * they overflow. The two agree to a few units in the last place
+ * (tests/unit/test_queue_ref.c keeps the Lentz form as the reference).
+ * gamma_q_scaled returns e^ln_k Q(a, x): above a + 1 the factor joins the
+ * front's exponent, one exp instead of two where the response tail weighs Q
+ * by the normal density. */
+static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
   if (!(x > 0))
-    return 1.0;
-  double front = exp(a * log(x) - x - lga);
+    return exp(ln_k);
+  double ln_front = a * log(x) - x - lga;
   if (x < a + 1) {
+    double k = exp(ln_k), front = exp(ln_front);
+    if (front == 0)
+      return k;
     double term = 1.0 / a, sum = term;
     for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
       term *= x / (a + n);
       sum += term;
     }
-    return fmax(0.0, 1.0 - front * sum);
+    return k * fmax(0.0, 1.0 - front * sum);
   }
-  const double tiny = 1e-300;
-  double b = x + 1 - a, c = 1 / tiny, d = 1 / b, f = d;
+  double front = exp(ln_k + ln_front);
+  if (front == 0)
+    return 0.0;
+  /* A_-1 = 1, A_0 = 0, B_-1 = 0, B_0 = 1; the first step gives 1 / b0. */
+  double b = x + 1 - a, a0 = 0, a1 = 1, b0 = 1, b1 = b, f = 1 / b;
   for (int n = 1; n < 200; n++) {
-    double an = -n * (n - a), delta;
+    double an = -n * (n - a), a2, b2, g;
     b += 2;
-    d = an * d + b;
-    d = fabs(d) < tiny ? tiny : d;
-    c = b + an / c;
-    c = fabs(c) < tiny ? tiny : c;
-    d = 1 / d;
-    delta = d * c;
-    f *= delta;
-    if (fabs(delta - 1) < 1e-15)
+    a2 = b * a1 + an * a0;
+    b2 = b * b1 + an * b0;
+    a0 = a1, a1 = a2, b0 = b1, b1 = b2;
+    if (fabs(b1) > 0x1p500)
+      a0 *= 0x1p-500, a1 *= 0x1p-500, b0 *= 0x1p-500, b1 *= 0x1p-500;
+    if (b1 == 0)
+      continue;
+    g = a1 / b1;
+    if (fabs(g - f) < 1e-15 * fabs(f)) {
+      f = g;
       break;
+    }
+    f = g;
   }
   return front * f;
 }
+
+double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0); }
 
 /* The wait W: 0 with probability 1 - p_wait, else gamma with this mean and
  * shape (1 / its squared coefficient of variation); lga = lgamma(shape). */
@@ -138,7 +161,7 @@ typedef struct wait_dist {
 
 /* P(W > x) for x >= 0. */
 static double wait_tail(const wait_dist *w, double x) {
-  return w->p_wait * gamma_q(w->shape, w->lga, x * w->shape / w->mean_s);
+  return w->p_wait * rs_gamma_q(w->shape, w->lga, x * w->shape / w->mean_s);
 }
 
 /* P(S + W > t) for S = s50 e^(sigma Z), Z standard normal: P(S > t) plus
@@ -159,7 +182,8 @@ static double response_tail(double t, double s50, double sigma, const wait_dist 
   for (int i = 1; i <= panels; i++) {
     double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
     double z = zt - span * v * v * v, s = s50 * exp(sigma * z);
-    sum += wt * 3 * span * v * v * exp(-z * z / 2) * wait_tail(w, fmax(t - s, 0.0));
+    double x = fmax(t - s, 0.0) * w->shape / w->mean_s;
+    sum += wt * 3 * span * v * v * w->p_wait * gamma_q_scaled(w->shape, w->lga, x, -z * z / 2);
   }
   return above + sum * h / 3 / sqrt(2 * 3.14159265358979323846);
 }
@@ -224,6 +248,66 @@ double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, dou
   return response_tail(t, s50_s, sqrt(log1p(s_cs2)), &w);
 }
 
+double rs_queue_response_tail_floor(const rs_queue *q, double s50_s, double s_cs2, double t) {
+  if (!valid(q, s50_s, s_cs2) || isnan(t))
+    return NAN;
+  rs_queue_result r = rs_queue_eval(q);
+  if (!r.stable || !(t > 0))
+    return 1.0;
+  if (isinf(t))
+    return 0.0;
+  wait_dist w = wait_of(q, &r);
+  double sigma = sqrt(log1p(s_cs2));
+  double lb = sigma > 0 ? 0.5 * erfc(log(t / s50_s) / sigma / sqrt(2.0)) : t < s50_s;
+  if (!(w.p_wait > 0))
+    return lb;
+  /* P(S > s) at s = 0, s50 and s50 e^(sigma z) for z = 1, 2: 1, 1/2, Phi(-1), Phi(-2) */
+  static const double z[] = {0, 1, 2}, above[] = {0.5, 0.15865525393145705, 0.022750131948179207};
+  lb = fmax(lb, wait_tail(&w, t));
+  for (size_t i = 0; i < sizeof(z) / sizeof(z[0]); i++) {
+    double s = s50_s * exp(sigma * z[i]);
+    if (s < t)
+      lb = fmax(lb, above[i] * wait_tail(&w, t - s));
+  }
+  return lb;
+}
+
+/* Regula falsi on gap() in [lo, hi] (flo > 0 >= fhi) with the Anderson-Bjorck
+ * weight (when one end is kept twice the other end's value is scaled by
+ * 1 - f(new) / f(replaced), or halved when that is not positive, so the kept
+ * end does not stall). It stops when gap() is within 1e-14 of 0 or the bracket
+ * is 1e-14 wide in ln t, a few units in the last place: the answer is the
+ * model's to nearly the double's precision, the same whatever the path
+ * (a looser stop let the tenth digit depend on where the search began). */
+static double regula_falsi(double lo, double flo, double hi, double fhi, double s50, double sigma,
+                           const wait_dist *w, double tail) {
+  int side = 0;
+  for (int i = 0; i < 100 && hi - lo > 1e-14; i++) {
+    double u = hi - fhi * (hi - lo) / (fhi - flo);
+    if (!(u > lo && u < hi)) /* a secant off the bracket: bisect instead */
+      u = 0.5 * (lo + hi);
+    if (!(u > lo && u < hi)) /* lo and hi adjacent doubles */
+      break;
+    double fu = gap(u, s50, sigma, w, tail);
+    if (fabs(fu) <= 1e-14)
+      return exp(u);
+    if (fu > 0) {
+      if (side == 1) {
+        double m = 1 - fu / flo;
+        fhi *= m > 0 ? m : 0.5;
+      }
+      lo = u, flo = fu, side = 1;
+    } else {
+      if (side == -1) {
+        double m = 1 - fu / fhi;
+        flo *= m > 0 ? m : 0.5;
+      }
+      hi = u, fhi = fu, side = -1;
+    }
+  }
+  return exp(0.5 * (lo + hi));
+}
+
 double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
   if (!valid(q, s50_s, s_cs2) || !(p > 0 && p < 1))
     return NAN;
@@ -232,37 +316,24 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
     return INFINITY;
   wait_dist w = wait_of(q, &r);
   double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
-  /* S >= 0 and W >= 0, so S's quantile bounds the sum's from below; the
-   * upper end doubles until it is above. Then the Illinois variant of
-   * regula falsi on ln t: bracketed, about ten evaluations. */
-  double lo = log(s50_s) + sigma * rs_normal_quantile(p), hi = lo + log(2.0);
-  double flo = gap(lo, s50_s, sigma, &w, tail), fhi = gap(hi, s50_s, sigma, &w, tail);
+  /* S >= 0 and W >= 0, so S's quantile bounds the sum's from below. The
+   * first upper end is S's quantile plus W's with an exponential tail of W's
+   * conditional mean (Allen-Cunneen: P(W > w) = C e^(-w / mean)), at least 5%
+   * above; the sum of quantiles is within about 20% of the answer either way
+   * (docs/model.md), so it usually brackets at once, and otherwise the step
+   * doubles (to at most e^2 a step) until it does. */
+  double lo = log(s50_s) + sigma * rs_normal_quantile(p);
+  double flo = gap(lo, s50_s, sigma, &w, tail);
   if (!(flo > 0))
     return exp(lo);
+  double wq = w.p_wait > tail ? w.mean_s * log(w.p_wait / tail) : 0.0;
+  double step = fmax(log1p(wq / exp(lo)), 0.05), hi = lo + step;
+  double fhi = gap(hi, s50_s, sigma, &w, tail);
   for (int i = 0; i < 200 && fhi > 0; i++) {
     lo = hi, flo = fhi;
-    hi += log(2.0);
+    hi += step;
+    step = fmin(2 * step, 2.0);
     fhi = gap(hi, s50_s, sigma, &w, tail);
   }
-  int side = 0;
-  for (int i = 0; i < 100 && hi - lo > 1e-10; i++) {
-    double u = hi - fhi * (hi - lo) / (fhi - flo);
-    if (!(u > lo && u < hi)) /* a secant off the bracket: bisect instead */
-      u = 0.5 * (lo + hi);
-    double fu = gap(u, s50_s, sigma, &w, tail);
-    if (fu == 0)
-      return exp(u);
-    if (fu > 0) {
-      lo = u, flo = fu;
-      if (side == 1)
-        fhi /= 2;
-      side = 1;
-    } else {
-      hi = u, fhi = fu;
-      if (side == -1)
-        flo /= 2;
-      side = -1;
-    }
-  }
-  return exp(0.5 * (lo + hi));
+  return regula_falsi(lo, flo, hi, fhi, s50_s, sigma, &w, tail);
 }

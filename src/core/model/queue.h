@@ -62,6 +62,16 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
  * unstable; NaN for bad input. */
 double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, double t);
 
+/* A lower bound on P(R > t) at a few percent of the cost of
+ * rs_queue_response_tail (four wait tails, no integral): S and W are
+ * independent, so P(S + W > t) >= P(S > s) P(W > t - s) for every s, taken at
+ * s = 0, S's median and S at z = 1 and 2, and >= P(S > t). It bounds the exact
+ * probability; rs_queue_response_tail's 40-panel quadrature can fall a few %
+ * below it when S is narrow beside t (few nodes over S's spread), so use it
+ * to decide whether the tail is worth asking, not in its place. Same edge
+ * values as rs_queue_response_tail. */
+double rs_queue_response_tail_floor(const rs_queue *q, double s50_s, double s_cs2, double t);
+
 /* Squared coefficient of variation of a lognormal distribution with the
  * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
  * cs2 = exp(sigma^2) - 1. NaN when the inputs do not describe one
@@ -72,6 +82,11 @@ double rs_lognormal_cv2(double q50, double qp, double p);
  * squared coefficient of variation is cv2: median = qp / exp(z_p sigma),
  * mean = median x sqrt(1 + cv2). */
 double rs_lognormal_mean(double qp, double p, double cv2);
+
+/* The regularized upper incomplete gamma function Q(a, x) = Gamma(a, x) / Gamma(a)
+ * for a > 0, given lga = lgamma(a) (the caller computes it once per shape):
+ * 1 for x <= 0. The wait's tail (queue.c). */
+double rs_gamma_q(double a, double lga, double x);
 
 /* The standard normal quantile z_p (Acklam's rational approximation refined
  * by one Halley step, accurate to about 1e-15 in double). */
