@@ -37,8 +37,10 @@ typedef struct model {
 typedef struct problem {
   point pt[MAX_POINTS];
   size_t n;
-  double p;     /* the SLO quantile */
-  double hold0; /* default hold, seconds */
+  double p;                    /* the SLO quantile */
+  double z_q, z_50;            /* rs_normal_quantile of p and of 0.5 */
+  double last[2 * MAX_POINTS]; /* loss's terms as last computed */
+  double hold0;                /* default hold, seconds */
   unsigned servers;
 } problem;
 
@@ -53,15 +55,23 @@ static double predict(const model *m, double rate, double p) {
   return rs_queue_response_quantile(&q, m->s50_s, m->cs2, p) * 1e3;
 }
 
-/* 24-point Gauss-Legendre nodes and weights on [-1, 1], the positive half. */
-static const double gx[12] = {0.0640568928626056, 0.1911188674736163, 0.3150426796961634,
-                              0.4337935076260451, 0.5454214713888396, 0.6480936519369755,
-                              0.7401241915785544, 0.8200019859739029, 0.8864155270044011,
-                              0.9382745520027328, 0.9747285559713095, 0.9951872199970213};
-static const double gw[12] = {0.1279381953467522, 0.1258374563468283, 0.1216704729278034,
-                              0.1155056680537256, 0.1074442701159656, 0.0976186521041139,
-                              0.0861901615319533, 0.0733464814110803, 0.0592985849154368,
-                              0.0442774388174198, 0.0285313886289337, 0.0123412297999872};
+/* 24-point Gauss-Legendre nodes on [-1, 1], the negative half then the
+ * positive, and their weights: wait_mass and rs_fast_wait_sum both take
+ * z = mid + half gz[i], the same numbers. */
+static const double gz[24] = {
+    -0.0640568928626056, -0.1911188674736163, -0.3150426796961634, -0.4337935076260451,
+    -0.5454214713888396, -0.6480936519369755, -0.7401241915785544, -0.8200019859739029,
+    -0.8864155270044011, -0.9382745520027328, -0.9747285559713095, -0.9951872199970213,
+    0.0640568928626056,  0.1911188674736163,  0.3150426796961634,  0.4337935076260451,
+    0.5454214713888396,  0.6480936519369755,  0.7401241915785544,  0.8200019859739029,
+    0.8864155270044011,  0.9382745520027328,  0.9747285559713095,  0.9951872199970213};
+static const double gw[24] = {
+    0.1279381953467522, 0.1258374563468283, 0.1216704729278034, 0.1155056680537256,
+    0.1074442701159656, 0.0976186521041139, 0.0861901615319533, 0.0733464814110803,
+    0.0592985849154368, 0.0442774388174198, 0.0285313886289337, 0.0123412297999872,
+    0.1279381953467522, 0.1258374563468283, 0.1216704729278034, 0.1155056680537256,
+    0.1074442701159656, 0.0976186521041139, 0.0861901615319533, 0.0733464814110803,
+    0.0592985849154368, 0.0442774388174198, 0.0285313886289337, 0.0123412297999872};
 
 /* The chance mass of S <= t with W > t - S for predict_fast, over the normal
  * variate z of S from a to zt (> a), as a sum over the nodes; W's tail is
@@ -69,7 +79,7 @@ static const double gw[12] = {0.1279381953467522, 0.1258374563468283, 0.12167047
 static double wait_mass(const model *m, double sigma, double cm, double t, double zt, double a) {
   double half = 0.5 * (zt - a), mid = 0.5 * (zt + a), sum = 0;
   for (int i = 0; i < 24; i++) {
-    double z = mid + half * (i < 12 ? -gx[i] : gx[i - 12]), w = gw[i % 12];
+    double z = mid + half * gz[i], w = gw[i];
     double s = m->s50_s * exp(sigma * z);
     sum += w * exp(-z * z / 2) * exp(-(t - s) / cm);
   }
@@ -77,42 +87,26 @@ static double wait_mass(const model *m, double sigma, double cm, double t, doubl
 }
 
 /* Whether above + p_wait x wait_mass(...) > tail, decided from the same
- * sum through rs_fast_exp (one exponential per node, not two, no libm call)
- * where that is sure: +1 greater, -1 not, 0 too close to call.
+ * sum through rs_fast_wait_sum (one fast exponential per node, not two, no
+ * libm call, the nodes in vector registers) where that is sure: +1
+ * greater, -1 not, 0 too close to call.
  *
  * Each node's term differs from wait_mass's by its exponent's error, at
- * most (RS_FAST_EXP_REL + 4 ulp) x (4 + s / cm + |t - s| / cm + z^2 / 2)
- * (s carries rs_fast_exp's error into (t - s) / cm; the rest is rounding),
- * plus the factors' own relative errors; the terms are positive, so the
- * sum's relative error is at most the largest term's plus the summation's
- * (24 ulp), and 1e-13 covers every rounding after it. A comparison outside
- * that band comes out as wait_mass's would. */
-static int wait_side(const model *m, double sigma, double cm, double t, double zt, double a,
+ * most (RS_FAST_EXP_REL + 9 ulp) x (4 + s / cm + |t - s| / cm + z^2 / 2)
+ * (s carries rs_fast_exp's error into (t - s) / cm, whose 1 / cm and
+ * product round twice; the rest is rounding), plus the factors' own
+ * relative errors; the terms are positive, so the sum's relative error, in
+ * whatever order it is added, is at most the largest term's plus the
+ * summation's (24 ulp), and 1e-13 covers every rounding after it. A
+ * comparison outside that band comes out as wait_mass's would. */
+static int wait_side(const model *m, double sigma, double inv_cm, double t, double zt, double a,
                      double above, double p_wait, double tail) {
-  double half = 0.5 * (zt - a), mid = 0.5 * (zt + a), sum = 0, worst = 0, top = -INFINITY;
-  double z[24], s[24], x[24];
-  /* in passes over independent nodes, so that their exponentials overlap */
-  for (int i = 0; i < 24; i++) {
-    z[i] = mid + half * (i < 12 ? -gx[i] : gx[i - 12]);
-    x[i] = sigma * z[i];
-    top = x[i] > top ? x[i] : top;
-  }
-  rs_fast_exp_n(x, 24);
-  for (int i = 0; i < 24; i++)
-    s[i] = m->s50_s * x[i];
-  for (int i = 0; i < 24; i++) {
-    x[i] = -z[i] * z[i] / 2 - (t - s[i]) / cm;
-    double e = 4 + s[i] / cm + fabs(t - s[i]) / cm + z[i] * z[i] / 2;
-    worst = e > worst ? e : worst; /* a NaN makes the sum NaN: no side */
-    top = x[i] > top ? x[i] : top;
-  }
-  rs_fast_exp_n(x, 24);
-  for (int i = 0; i < 24; i++)
-    sum += gw[i % 12] * x[i];
-  double delta = 2 * (RS_FAST_EXP_REL + 1e-15) * worst + 1e-13;
-  if (!(delta < 1e-6) || !(top <= 700)) /* a huge exponent: no useful band */
+  double half = 0.5 * (zt - a), mid = 0.5 * (zt + a);
+  rs_fast_wait f = rs_fast_wait_sum(gz, gw, mid, half, sigma, m->s50_s, t, inv_cm);
+  double delta = 2 * (RS_FAST_EXP_REL + 2e-15) * f.worst + 1e-13;
+  if (!(delta < 1e-6) || !(f.top <= 700)) /* a huge exponent: no useful band */
     return 0;
-  double mass = p_wait * sum * (half / sqrt(2 * 3.14159265358979323846));
+  double mass = p_wait * f.sum * (half / sqrt(2 * 3.14159265358979323846));
   if ((above + mass * (1 - delta)) * (1 - 1e-15) > tail)
     return 1;
   if ((above + mass * (1 + delta)) * (1 + 1e-15) < tail)
@@ -127,27 +121,28 @@ static int wait_side(const model *m, double sigma, double cm, double t, double z
  * normal variate, bisection to 1e-5. The back-test itself is computed with
  * predict(). Each bisection step only needs the side of the tail, which
  * wait_side() decides cheaply unless it is close: the same steps, the same
- * bytes. */
-static double predict_fast(const model *m, double rate, double p) {
-  double sigma = sqrt(log1p(m->cs2)), tail = 1.0 - p;
-  double lo = m->s50_s * exp(sigma * rs_normal_quantile(p));
-  if (!(rate > 0) || !(m->hold_s > 0))
+ * bytes. sigma, lo (the quantile of S alone) and r (the queue at the rate;
+ * NULL: no queue) are the caller's, shared by a model's points and the two
+ * quantiles of a point. */
+static double predict_fast(const model *m, double sigma, double lo, const rs_queue_result *r,
+                           double p) {
+  double tail = 1.0 - p;
+  if (!r)
     return lo * 1e3;
-  rs_queue q = {m->servers, rate, m->hold_s, 1.0, m->cs2};
-  rs_queue_result r = rs_queue_eval(&q);
-  if (!r.stable)
+  if (!r->stable)
     return INFINITY;
-  if (!(r.p_wait > 0) || !(r.mean_wait_s > 0))
+  if (!(r->p_wait > 0) || !(r->mean_wait_s > 0))
     return lo * 1e3;
-  double cm = r.mean_wait_s / r.p_wait, hi = lo + cm * fmax(log(r.p_wait / tail), 0.0) + 1e-9;
+  double cm = r->mean_wait_s / r->p_wait, hi = lo + cm * fmax(log(r->p_wait / tail), 0.0) + 1e-9;
+  double inv_cm = 1.0 / cm;
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
     double t = 0.5 * (lo + hi), zt = log(t / m->s50_s) / fmax(sigma, 1e-9), a = -8.0;
     double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
     int side = 0;
-    if (zt > a && (side = wait_side(m, sigma, cm, t, zt, a, above, r.p_wait, tail)) == 0)
+    if (zt > a && (side = wait_side(m, sigma, inv_cm, t, zt, a, above, r->p_wait, tail)) == 0)
       sum = wait_mass(m, sigma, cm, t, zt, a);
     if (side == 0)
-      side = above + r.p_wait * sum > tail ? 1 : -1;
+      side = above + r->p_wait * sum > tail ? 1 : -1;
     if (side > 0)
       lo = t;
     else
@@ -172,38 +167,73 @@ static double log_err(double pred, double obs) {
   return clamp(log(pred / obs), -RATIO_CLAMP, RATIO_CLAMP);
 }
 
+/* The sum of the terms computed so far (done[j]), in the order of j: while
+ * some are missing a lower bound of the whole sum (rounding is monotone and
+ * the terms are >= 0), and once all are there exactly the sum in order. */
+static double ordered_sum(const double *term, const bool *done, size_t n) {
+  double sum = 0;
+  for (size_t j = 0; j < n; j++)
+    if (done[j])
+      sum += term[j];
+  return sum;
+}
+
 /* Weighted squared log error of p50 and the SLO quantile over the points,
  * plus a weak prior on the hold time (it only moves when the data says so).
  * The search only compares a trial point's loss with `bound` when the loss
- * is at least that (the trial is dropped), so once the points summed so far
+ * is at least that (the trial is dropped), so once the terms computed so far
  * reach it the rest are skipped and that partial loss, already >= bound, is
  * returned: every term is >= 0 and each rounding step is monotone, so the
  * full sum could only be larger and the comparison comes out the same.
- * INFINITY: the exact loss. */
-static double loss(const problem *pb, const double x[3], double bound) {
+ * The terms are computed largest first as of the last evaluation (pb->last,
+ * the next trial is near it), so a dropped trial stops sooner; they are
+ * added in the points' order whatever the order of computing them, so the
+ * full sum is the same number. INFINITY: the exact loss. */
+static double loss(problem *pb, const double x[3], double bound) {
   model m = decode(pb, x);
-  double sum = 0, wsum = 0;
+  double wsum = 0, term[2 * MAX_POINTS] = {0};
+  bool done[2 * MAX_POINTS] = {false}, queued[MAX_POINTS] = {false};
+  rs_queue_result r[MAX_POINTS];
+  size_t order[2 * MAX_POINTS], nt = 0, n = 2 * pb->n;
   for (size_t i = 0; i < pb->n; i++)
     wsum += pb->pt[i].w;
   /* outside the bounds the model stops changing: a slope brings the simplex back */
   double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
   double prior = PRIOR * h * h, slope = 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
-  for (size_t i = 0; i < pb->n; i++) {
-    const point *t = &pb->pt[i];
-    double e = log_err(predict_fast(&m, t->rate, pb->p), t->obs_q);
-    sum += t->w * e * e;
-    if (!isnan(t->obs_50)) {
-      e = log_err(predict_fast(&m, t->rate, 0.5), t->obs_50);
-      sum += t->w * e * e;
-    }
-    if (i + 1 < pb->n && sum / wsum + prior + slope >= bound)
-      break;
+  /* what predict_fast would compute afresh at every call */
+  double sigma = sqrt(log1p(m.cs2));
+  double lo_q = m.s50_s * exp(sigma * pb->z_q), lo_50 = m.s50_s * exp(sigma * pb->z_50);
+  /* term 2i: the SLO quantile at point i, 2i + 1 its p50 (none: left out) */
+  for (size_t j = 0; j < n; j++) {
+    if (j % 2 && isnan(pb->pt[j / 2].obs_50))
+      continue;
+    size_t k = nt++;
+    for (; k > 0 && pb->last[order[k - 1]] < pb->last[j]; k--)
+      order[k] = order[k - 1];
+    order[k] = j;
   }
-  return sum / wsum + prior + slope;
+  for (size_t k = 0; k < nt; k++) {
+    size_t j = order[k], i = j / 2;
+    const point *t = &pb->pt[i];
+    if (!queued[i] && t->rate > 0 && m.hold_s > 0) {
+      rs_queue q = {m.servers, t->rate, m.hold_s, 1.0, m.cs2};
+      r[i] = rs_queue_eval(&q);
+    }
+    queued[i] = true;
+    const rs_queue_result *rp = t->rate > 0 && m.hold_s > 0 ? &r[i] : NULL;
+    double e = j % 2 ? log_err(predict_fast(&m, sigma, lo_50, rp, 0.5), t->obs_50)
+                     : log_err(predict_fast(&m, sigma, lo_q, rp, pb->p), t->obs_q);
+    term[j] = t->w * e * e;
+    done[j] = true;
+    pb->last[j] = term[j];
+    if (k + 1 < nt && ordered_sum(term, done, n) / wsum + prior + slope >= bound)
+      return ordered_sum(term, done, n) / wsum + prior + slope;
+  }
+  return ordered_sum(term, done, n) / wsum + prior + slope;
 }
 
 /* Nelder-Mead over 3 parameters (standard coefficients), deterministic. */
-static void minimize(const problem *pb, double x[3]) {
+static void minimize(problem *pb, double x[3]) {
   double s[4][3], f[4];
   const double step[3] = {0.3, 0.7, 0.7};
   int evals = 0;
@@ -414,6 +444,8 @@ bool rs_fit_backtest(rs_fit_ctx *ctx, rs_demand *d) {
   memset(bt, 0, sizeof(*bt));
   memset(&pb, 0, sizeof(pb));
   pb.p = d->slo_quantile;
+  pb.z_q = rs_normal_quantile(pb.p);
+  pb.z_50 = rs_normal_quantile(0.5);
   pb.servers = d->source_active ? d->source_active : 1;
   group_points(&pb, &st->load, qi, scale);
   if (pb.n == 0)
