@@ -209,8 +209,8 @@ static void assert_same_plan(const rs_pack_plan *x, const rs_pack_plan *y, rs_ar
 
 /* The memo of latency checks answers a check as evaluating it would: 240
  * endpoints of four kinds, on devices their SLOs fill before their memory
- * does, pack the same with and without it; packing them again adds nothing
- * to it (every check is looked up). */
+ * does, pack the same with and without it; packing them again fills no new
+ * slot of it (the same checks, looked up). */
 static void test_memo_same_plan(void **state) {
   enum { N = 240 };
   fleet f;

@@ -23,7 +23,7 @@
 #define MEMO_OK 2u      /* ... and met */
 #define MEMO_LATENCY 4u /* latency_ms is known */
 #define MEMO_USED 8u
-#define MEMO_MAX_SLOTS ((size_t)1 << 18) /* 20 MiB at most; when full, looked up only */
+#define MEMO_SLOTS ((size_t)1 << 16) /* 5 MiB */
 
 typedef rs_pack_item item;
 typedef rs_pack_device device;
@@ -97,54 +97,34 @@ static uint64_t memo_hash(const uint64_t key[8]) {
   return h;
 }
 
-/* Twice the slots, the entries moved; false when it may not or cannot grow. */
-static bool memo_grow(rs_pack_memo *m) {
-  size_t cap = m->cap ? 2 * m->cap : 4096;
-  if (cap > MEMO_MAX_SLOTS)
-    return false;
-  rs_pack_memo_slot *v = calloc(cap, sizeof(*v));
-  if (v == NULL)
-    return false;
-  for (size_t i = 0; i < m->cap; i++) {
-    if (m->v[i].state == 0)
-      continue;
-    size_t at = (size_t)memo_hash(m->v[i].key) & (cap - 1);
-    while (v[at].state != 0)
-      at = (at + 1) & (cap - 1);
-    v[at] = m->v[i];
-  }
-  free(m->v);
-  m->v = v;
-  m->cap = cap;
-  return true;
-}
-
-/* The memo's slot for an endpoint's checks behind a queue with these sums,
- * added (nothing known yet) when new; NULL without a memo, or when it is
- * full and does not hold them: the caller then evaluates without it. */
+/* The memo's slot for an endpoint's checks behind a queue with these sums:
+ * the one slot its key hashes to (a direct-mapped cache: a new key takes the
+ * slot over, nothing known yet); NULL without a memo, or when its table
+ * cannot be allocated (the caller then evaluates without it). */
 static rs_pack_memo_slot *memo_slot(rs_pack_memo *m, double lambda, double h1, double h2,
                                     const rs_pack_item *it) {
-  if (m == NULL)
+  if (m == NULL || m->off)
     return NULL;
+  if (m->v == NULL && (m->v = calloc(MEMO_SLOTS, sizeof(*m->v))) == NULL)
+    return NULL;
+  /* A lookup costs about a tenth of an evaluation: where fewer than a
+   * quarter of the checks come again (endpoints that all differ), the memo
+   * is turned off. */
+  if (++m->lookups % MEMO_SLOTS == 0 && m->hits < m->lookups / 4)
+    m->off = true;
+  m->cap = MEMO_SLOTS;
   uint64_t key[8] = {
       bits_of(lambda),  bits_of(h1),         bits_of(h2),    bits_of(it->s50_s),
       bits_of(it->cs2), bits_of(it->slo_ms), bits_of(it->q), bits_of(it->service_q_ms)};
-  bool can_add = 2 * (m->n + 1) <= m->cap || memo_grow(m);
-  if (m->cap == 0)
-    return NULL;
-  for (size_t at = (size_t)memo_hash(key) & (m->cap - 1);; at = (at + 1) & (m->cap - 1)) {
-    rs_pack_memo_slot *sl = &m->v[at];
-    if (sl->state == 0) {
-      if (!can_add)
-        return NULL;
-      memcpy(sl->key, key, sizeof(key));
-      sl->state = MEMO_USED;
-      m->n++;
-      return sl;
-    }
-    if (memcmp(sl->key, key, sizeof(key)) == 0)
-      return sl;
+  rs_pack_memo_slot *sl = &m->v[memo_hash(key) & (MEMO_SLOTS - 1)];
+  if (sl->state != 0 && memcmp(sl->key, key, sizeof(key)) == 0)
+    m->hits++;
+  else {
+    m->n += sl->state == 0;
+    memcpy(sl->key, key, sizeof(key));
+    sl->state = MEMO_USED;
   }
+  return sl;
 }
 
 /* One FCFS server carrying these sums: the mix of the endpoints' hold times

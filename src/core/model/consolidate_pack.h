@@ -47,7 +47,10 @@ typedef struct rs_pack_caps {
  * a fleet of many alike endpoints makes the same check again and again (on
  * the next device, in the other strategy, in the next round), and each is an
  * integral over the wait's tail (rs_queue_response_tail): a lookup gives the
- * same answer. One per rs_audit_consolidate; NULL where none is kept. */
+ * same answer. A direct-mapped table of 65,536 slots (5 MiB, allocated on
+ * first use): a key takes over the slot it hashes to. Where fewer than a
+ * quarter of 65,536 lookups find their key it turns itself off. One per
+ * rs_audit_consolidate; NULL where none is kept. */
 typedef struct rs_pack_memo_slot {
   uint64_t key[8];
   double latency_ms;   /* the endpoint's latency at its SLO quantile, when known */
@@ -56,7 +59,9 @@ typedef struct rs_pack_memo_slot {
 
 typedef struct rs_pack_memo {
   rs_pack_memo_slot *v;
-  size_t cap, n; /* slots (a power of two), slots used */
+  size_t cap, n;        /* slots (0 until first used), slots ever filled */
+  size_t lookups, hits; /* a hit: the key was there */
+  bool off;             /* too few hits to pay for the lookups */
 } rs_pack_memo;
 
 /* Frees what the memo holds and zeroes it; NULL is a no-op. */
