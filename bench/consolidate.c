@@ -13,7 +13,13 @@
  * With --shapes, each size's packings precede its line (shape, instances,
  * lower bound, endpoints).
  *
+ * With --distinct, no two rows are alike: copy c of a row has its peak
+ * request rate times 1 + 1e-4 c and its SLO times 1 + 1e-6 c (so its
+ * latency checks differ too), as a fleet of many different endpoints would
+ * be, where repeated rows let one latency check answer for many copies.
+ *
  *   consolidate [--sizes 1008,2016,5040,10008] [--repeat 3] [--max-per N] [--shapes]
+ *               [--distinct]
  */
 #include <math.h>
 #include <stdbool.h>
@@ -51,7 +57,7 @@ static void die(const char *what, const rs_error *err) {
 int main(int argc, char **argv) {
   size_t sizes[MAX_SIZES] = {1008, 2016, 5040, 10008}, nsizes = 4;
   unsigned repeat = 3, max_per = 0;
-  bool shapes = false;
+  bool shapes = false, distinct = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
       nsizes = 0;
@@ -61,11 +67,13 @@ int main(int argc, char **argv) {
       repeat = (unsigned)strtoul(argv[++i], NULL, 10);
     } else if (strcmp(argv[i], "--shapes") == 0) {
       shapes = true;
+    } else if (strcmp(argv[i], "--distinct") == 0) {
+      distinct = true;
     } else if (strcmp(argv[i], "--max-per") == 0 && i + 1 < argc) {
       max_per = (unsigned)strtoul(argv[++i], NULL, 10);
     } else {
-      fprintf(stderr,
-              "usage: consolidate [--sizes N,N,...] [--repeat K] [--max-per N] [--shapes]\n");
+      fprintf(stderr, "usage: consolidate [--sizes N,N,...] [--repeat K] [--max-per N] [--shapes] "
+                      "[--distinct]\n");
       return 2;
     }
   }
@@ -97,12 +105,26 @@ int main(int argc, char **argv) {
     rs_audit_row *rows = calloc(n ? n : 1, sizeof(*rows));
     if (rows == NULL)
       return 1;
+    size_t nshares = 0;
+    for (size_t i = 0; i < n; i++)
+      nshares += fleet->rows[i % fleet->nrows].nshares;
+    rs_audit_share *shares = calloc(nshares ? nshares : 1, sizeof(*shares)), *sh = shares;
+    if (shares == NULL)
+      return 1;
     rs_audit a = *fleet;
     a.rows = rows;
     a.nrows = n;
     a.after_month = 0;
     for (size_t i = 0; i < n; i++) {
       rows[i] = fleet->rows[i % fleet->nrows];
+      if (distinct) { /* copy c: its own rate and SLO, its own shares */
+        double c = (double)(i / fleet->nrows);
+        rows[i].design_peak *= 1 + 1e-4 * c;
+        rows[i].slo_ms *= 1 + 1e-6 * c;
+        memcpy(sh, rows[i].shares, rows[i].nshares * sizeof(*sh));
+        rows[i].shares = sh;
+        sh += rows[i].nshares;
+      }
       if (rows[i].ok && isfinite(rows[i].after_month))
         a.after_month += rows[i].after_month;
     }
@@ -141,6 +163,7 @@ int main(int argc, char **argv) {
     prev_t = t;
     prev_n = (double)n;
     free(rows);
+    free(shares);
   }
   rs_audit_free(fleet);
   rs_arena_release(arena);

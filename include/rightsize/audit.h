@@ -80,7 +80,7 @@ typedef struct rs_audit_row {
   double host_cpu;              /* vCPUs at the design peak; 0 unknown */
   const rs_audit_share *shares; /* by catalog order of shape */
   size_t nshares;
-  /* private: files the profile reads (canonical paths), to drop them as
+  /* private: files the profile reads (as it names them), to drop them as
    * inputs instead of reporting them as failed profiles */
   const char **refs;
   size_t nrefs;

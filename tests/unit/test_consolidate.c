@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "rightsize/audit.h"
 #include "rightsize/catalog.h"
 #include "rightsize/pipeline.h"
+#include "consolidate_pack.h"
 #include "queue.h"
 #include "test_support.h"
 
@@ -177,11 +179,80 @@ static void test_bound_and_determinism(void **state) {
   }
 }
 
+/* Whether two plans put the same items on the same devices with the same
+ * sums, bit for bit, and record the same latencies. */
+static void assert_same_plan(const rs_pack_plan *x, const rs_pack_plan *y, rs_arena *arena) {
+  assert_int_equal(x->nitems, y->nitems);
+  assert_int_equal(x->ndevices, y->ndevices);
+  assert_int_equal(x->strategy, y->strategy);
+  assert_memory_equal(&x->saving, &y->saving, sizeof(double));
+  for (size_t i = 0; i < x->nitems; i++)
+    assert_int_equal(x->items[i].row, y->items[i].row);
+  for (size_t d = 0; d < x->ndevices; d++) {
+    const rs_pack_device *a = &x->devices[d], *b = &y->devices[d];
+    assert_int_equal(a->n, b->n);
+    assert_memory_equal(&a->h2, &b->h2, sizeof(double));
+    assert_memory_equal(&a->mem, &b->mem, sizeof(double));
+    for (size_t i = a->n ? a->first : NONE, j = b->n ? b->first : NONE; i != NONE;
+         i = x->next[i], j = y->next[j])
+      assert_int_equal(x->items[i].row, y->items[j].row);
+  }
+  for (size_t k = 0; k < rs_pack_instances(x); k++) {
+    rs_packed_instance pa, pb;
+    assert_int_equal(rs_pack_keep(&pa, arena, x, k), RS_OK);
+    assert_int_equal(rs_pack_keep(&pb, arena, y, k), RS_OK);
+    assert_int_equal(pa.nendpoints, pb.nendpoints);
+    for (size_t j = 0; j < pa.nendpoints; j++)
+      assert_memory_equal(&pa.endpoints[j].latency_ms, &pb.endpoints[j].latency_ms, sizeof(double));
+  }
+}
+
+/* The memo of latency checks answers a check as evaluating it would: 240
+ * endpoints of four kinds, on devices their SLOs fill before their memory
+ * does, pack the same with and without it; packing them again fills no new
+ * slot of it (the same checks, looked up). */
+static void test_memo_same_plan(void **state) {
+  enum { N = 240 };
+  fleet f;
+  fleet_open(&f, *state, N);
+  size_t list[N];
+  const rs_audit_share *shares[N];
+  bool taken[N] = {false};
+  for (size_t i = 0; i < N; i++) {
+    double k = (double)(i % 4);
+    fleet_row(&f, i, 0.02 + 0.01 * k, 8 + 4 * k, 0.002 * (k + 1), 12 + 4 * k);
+    list[i] = i;
+    shares[i] = &f.shares[i];
+  }
+  rs_pack_plan plain, memoized, again;
+  rs_pack_memo memo = {0};
+  double max_util = f.p.fit.max_util;
+  assert_true(
+      rs_pack_build(&plain, &f.a, f.shape, list, shares, N, taken, max_util, UINT_MAX, NULL));
+  assert_true(
+      rs_pack_build(&memoized, &f.a, f.shape, list, shares, N, taken, max_util, UINT_MAX, &memo));
+  /* the latency checks decide: memory alone would take 17 endpoints a device */
+  assert_true(plain.ndevices > N / 17 + 1);
+  assert_same_plan(&plain, &memoized, *state);
+  size_t held = memo.n;
+  assert_true(held > 0);
+  assert_true(
+      rs_pack_build(&again, &f.a, f.shape, list, shares, N, taken, max_util, UINT_MAX, &memo));
+  assert_same_plan(&plain, &again, *state);
+  assert_int_equal(memo.n, held);
+  rs_pack_free(&plain);
+  rs_pack_free(&memoized);
+  rs_pack_free(&again);
+  rs_pack_memo_free(&memo);
+  rs_pack_memo_free(NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_beats_first_fit, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_queue_keeps_apart, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_bound_and_determinism, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_memo_same_plan, setup_arena, teardown_arena),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

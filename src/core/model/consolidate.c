@@ -86,9 +86,10 @@ static void lists_free(shape_lists *l) {
 }
 
 static bool plan_of(plan *pl, const rs_audit *a, const rs_catalog *cat, const shape_lists *l,
-                    size_t s, const bool *taken, double max_util, unsigned max_per) {
+                    size_t s, const bool *taken, double max_util, unsigned max_per,
+                    rs_pack_memo *memo) {
   return rs_pack_build(pl, a, &cat->instances[s], l->row + l->start[s], l->share + l->start[s],
-                       l->start[s + 1] - l->start[s], taken, max_util, max_per);
+                       l->start[s + 1] - l->start[s], taken, max_util, max_per, memo);
 }
 
 static void take(pick p, const rs_audit *a, const rs_catalog *cat, bool *taken, bool *dirty) {
@@ -154,7 +155,7 @@ static int cmp_ranked(const void *pa, const void *pb) {
  * costs nothing more. */
 static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *a,
                      const rs_catalog *cat, const shape_lists *l, bool *taken, double max_util,
-                     unsigned max_per) {
+                     unsigned max_per, rs_pack_memo *memo) {
   size_t ns = cat->ninstances, norder = 0, cap = 0;
   bool *dirty = malloc(ns ? ns : 1), *done = calloc(ns ? ns : 1, 1);
   size_t *order = rs_malloc_array(ns ? ns : 1, sizeof(size_t));
@@ -180,7 +181,7 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
         break; /* no shape left can save more */
       if (dirty[s]) {
         rs_pack_free(&plans[s]);
-        ok = plan_of(&plans[s], a, cat, l, s, taken, max_util, max_per);
+        ok = plan_of(&plans[s], a, cat, l, s, taken, max_util, max_per, memo);
         dirty[s] = false;
       }
       if (!ok)
@@ -219,7 +220,7 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
             continue;
           probes++;
           if (rs_pack_device_fits(dv, pl->items, pl->next_kind, it, pl->caps.dev_mem,
-                                  pl->caps.max_util)) {
+                                  pl->caps.max_util, memo)) {
             d = c;
             break;
           }
@@ -259,7 +260,7 @@ static bool by_shape(plan *plans, pick **picks, size_t *npicks, const rs_audit *
  * most. */
 static bool greedy(plan **plans_out, size_t *nplans, pick **picks, size_t *npicks,
                    const rs_audit *a, const rs_catalog *cat, const shape_lists *l, bool *taken,
-                   double max_util, unsigned max_per) {
+                   double max_util, unsigned max_per, rs_pack_memo *memo) {
   size_t ns = cat->ninstances, np = 0, cap = 0;
   plan *kept = NULL, cur;
   bool ok = true;
@@ -272,7 +273,7 @@ static bool greedy(plan **plans_out, size_t *nplans, pick **picks, size_t *npick
     for (size_t s = 0; ok && s < ns; s++) {
       if (l->start[s + 1] - l->start[s] < 2)
         continue;
-      ok = plan_of(&cur, a, cat, l, s, taken, max_util, max_per);
+      ok = plan_of(&cur, a, cat, l, s, taken, max_util, max_per, memo);
       double price = cur.shape->price_usd_per_hour * RS_FIT_HOURS_PER_MONTH, saving = 0;
       size_t k_best = NONE;
       for (size_t k = 0; ok && cur.nitems >= 2 && k < rs_pack_instances(&cur); k++) {
@@ -395,14 +396,15 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   size_t ngplans = 0, npicks = 0, ngpicks = 0;
   pick *picks = NULL, *gpicks = NULL;
   shape_lists l = {0};
+  rs_pack_memo memo = {0};
   rs_consolidation *c = rs_arena_alloc(arena, sizeof(*c));
   rs_status st = RS_OK;
   for (size_t r = 0; r < a->nrows; r++)
     nshareable += shareable(&a->rows[r]) && a->rows[r].nshares > 0;
   if (!taken || !taken2 || !plans || !c || !lists_build(&l, a, cat) ||
-      !by_shape(plans, &picks, &npicks, a, cat, &l, taken, max_util, max_per) ||
+      !by_shape(plans, &picks, &npicks, a, cat, &l, taken, max_util, max_per, &memo) ||
       (nshareable <= GREEDY_MAX &&
-       !greedy(&gplans, &ngplans, &gpicks, &ngpicks, a, cat, &l, taken2, max_util, max_per)))
+       !greedy(&gplans, &ngplans, &gpicks, &ngpicks, a, cat, &l, taken2, max_util, max_per, &memo)))
     st = RS_NOMEM;
   /* the better of the two; a tie keeps the greedy plan */
   if (st == RS_OK && gplans != NULL &&
@@ -463,6 +465,7 @@ rs_status rs_audit_consolidate(rs_audit *a, rs_arena *arena, const rs_audit_opti
   free(taken);
   free(taken2);
   lists_free(&l);
+  rs_pack_memo_free(&memo);
   if (st != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory while consolidating");
   c->savings_month = c->baseline_month - c->month;

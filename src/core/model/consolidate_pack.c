@@ -19,6 +19,11 @@
 #define STRATEGIES 2
 #define MBS_CHECKS 48   /* latency checks one device's search may spend */
 #define MBS_PROBES 4096 /* items one device's search may look at */
+#define MEMO_SLO 1u     /* rs_pack_memo_slot.state: the SLO check is known */
+#define MEMO_OK 2u      /* ... and met */
+#define MEMO_LATENCY 4u /* latency_ms is known */
+#define MEMO_USED 8u
+#define MEMO_SLOTS ((size_t)1 << 16) /* 5 MiB */
 
 typedef rs_pack_item item;
 typedef rs_pack_device device;
@@ -70,6 +75,58 @@ static void item_of(item *it, const rs_audit *a, size_t row, const rs_audit_shar
   it->kind = NONE;
 }
 
+void rs_pack_memo_free(rs_pack_memo *m) {
+  if (m == NULL)
+    return;
+  free(m->v);
+  memset(m, 0, sizeof(*m));
+}
+
+static uint64_t bits_of(double x) {
+  uint64_t u;
+  memcpy(&u, &x, sizeof(u));
+  return u;
+}
+
+static uint64_t memo_hash(const uint64_t key[8]) {
+  uint64_t h = 0x9e3779b97f4a7c15u;
+  for (int k = 0; k < 8; k++) {
+    h = (h ^ key[k]) * 0xff51afd7ed558ccdu;
+    h ^= h >> 32;
+  }
+  return h;
+}
+
+/* The memo's slot for an endpoint's checks behind a queue with these sums:
+ * the one slot its key hashes to (a direct-mapped cache: a new key takes the
+ * slot over, nothing known yet); NULL without a memo, or when its table
+ * cannot be allocated (the caller then evaluates without it). */
+static rs_pack_memo_slot *memo_slot(rs_pack_memo *m, double lambda, double h1, double h2,
+                                    const rs_pack_item *it) {
+  if (m == NULL || m->off)
+    return NULL;
+  if (m->v == NULL && (m->v = calloc(MEMO_SLOTS, sizeof(*m->v))) == NULL)
+    return NULL;
+  /* A lookup costs about a tenth of an evaluation: where fewer than a
+   * quarter of the checks come again (endpoints that all differ), the memo
+   * is turned off. */
+  if (++m->lookups % MEMO_SLOTS == 0 && m->hits < m->lookups / 4)
+    m->off = true;
+  m->cap = MEMO_SLOTS;
+  uint64_t key[8] = {
+      bits_of(lambda),  bits_of(h1),         bits_of(h2),    bits_of(it->s50_s),
+      bits_of(it->cs2), bits_of(it->slo_ms), bits_of(it->q), bits_of(it->service_q_ms)};
+  rs_pack_memo_slot *sl = &m->v[memo_hash(key) & (MEMO_SLOTS - 1)];
+  if (sl->state != 0 && memcmp(sl->key, key, sizeof(key)) == 0)
+    m->hits++;
+  else {
+    m->n += sl->state == 0;
+    memcpy(sl->key, key, sizeof(key));
+    sl->state = MEMO_USED;
+  }
+  return sl;
+}
+
 /* One FCFS server carrying these sums: the mix of the endpoints' hold times
  * as one M/G/1 queue (Allen-Cunneen mean, the hold mix's own cs2). */
 static rs_queue shared_queue(double lambda, double h1, double h2) {
@@ -80,12 +137,20 @@ static rs_queue shared_queue(double lambda, double h1, double h2) {
 
 /* The endpoint's latency at its SLO quantile on such a server: its own
  * service time plus the shared wait, the quantile of the sum. */
-static double latency_ms(double lambda, double h1, double h2, const item *it) {
+static double latency_ms(double lambda, double h1, double h2, const item *it, rs_pack_memo *memo) {
   if (!(lambda > 0) || !(h1 > 0))
     return it->service_q_ms;
+  rs_pack_memo_slot *sl = memo_slot(memo, lambda, h1, h2, it);
+  if (sl != NULL && (sl->state & MEMO_LATENCY))
+    return sl->latency_ms;
   rs_queue qu = shared_queue(lambda, h1, h2);
   double r = rs_queue_response_quantile(&qu, it->s50_s, it->cs2, it->q);
-  return isnan(r) ? it->service_q_ms + rs_queue_wait_quantile(&qu, it->q) * 1e3 : r * 1e3;
+  r = isnan(r) ? it->service_q_ms + rs_queue_wait_quantile(&qu, it->q) * 1e3 : r * 1e3;
+  if (sl != NULL) {
+    sl->latency_ms = r;
+    sl->state |= MEMO_LATENCY;
+  }
+  return r;
 }
 
 /* Whether the endpoint meets its SLO on such a server: P(R > SLO) <= 1 - q,
@@ -97,12 +162,24 @@ static bool meets_slo(const rs_queue *qu, const item *it) {
   return tail <= 1.0 - it->q;
 }
 
+/* meets_slo, answered by the memo when it holds the check. */
+static bool meets_slo_memo(rs_pack_memo *memo, const rs_queue *qu, double lambda, double h1,
+                           double h2, const item *it) {
+  rs_pack_memo_slot *sl = memo_slot(memo, lambda, h1, h2, it);
+  if (sl != NULL && (sl->state & MEMO_SLO))
+    return (sl->state & MEMO_OK) != 0;
+  bool ok = meets_slo(qu, it);
+  if (sl != NULL)
+    sl->state |= MEMO_SLO | (ok ? MEMO_OK : 0);
+  return ok;
+}
+
 /* Would the device meet every constraint of every endpoint with it added?
  * The SLO check of an endpoint depends on the shared queue and on its own
  * latency figures alone, so endpoints of one kind (the same figures) are
  * checked once: the device keeps one of each kind. */
 bool rs_pack_device_fits(const device *dv, const item *items, const size_t *next_kind,
-                         const item *it, double dev_mem, double max_util) {
+                         const item *it, double dev_mem, double max_util, rs_pack_memo *memo) {
   if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
       dv->util + it->lambda * it->busy > max_util)
     return false;
@@ -116,7 +193,7 @@ bool rs_pack_device_fits(const device *dv, const item *items, const size_t *next
     if (j == NONE && seen)
       break;
     seen = seen || (j != NONE && e->kind == it->kind);
-    if (queue ? !meets_slo(&qu, e) : !(e->service_q_ms <= e->slo_ms))
+    if (queue ? !meets_slo_memo(memo, &qu, lambda, h1, h2, e) : !(e->service_q_ms <= e->slo_ms))
       return false;
     if (j == NONE)
       break;
@@ -127,7 +204,7 @@ bool rs_pack_device_fits(const device *dv, const item *items, const size_t *next
 /* Whether the endpoint fits an empty device and host of the shape. */
 static bool fits_alone(const item *it, const shape_caps *k) {
   device empty = {.first = NONE, .last = NONE, .first_kind = NONE, .last_kind = NONE};
-  return rs_pack_device_fits(&empty, NULL, NULL, it, k->dev_mem, k->max_util) &&
+  return rs_pack_device_fits(&empty, NULL, NULL, it, k->dev_mem, k->max_util, NULL) &&
          it->host_cpu <= k->max_util * k->vcpus && it->host_mem <= k->host;
 }
 
@@ -291,7 +368,7 @@ static size_t first_fit(plan *pl, const size_t *open, size_t nopen, size_t i) {
       continue;
     if (dv->refused == pl->twin[i] && dv->refused_n == dv->n)
       continue; /* its twin failed the same check on the device as it is */
-    if (rs_pack_device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util))
+    if (rs_pack_device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util, pl->memo))
       return c;
     if (dv->mem + it->mem <= k->dev_mem && dv->util + it->lambda * it->busy <= k->max_util) {
       dv->rejects++;
@@ -421,7 +498,7 @@ static void mbs_search(mbs *m, size_t from) {
     if (!room_for(pl, m->d, it))
       continue;
     m->checks--;
-    if (!rs_pack_device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util))
+    if (!rs_pack_device_fits(dv, pl->items, pl->next_kind, it, k->dev_mem, k->max_util, pl->memo))
       continue;
     saved sv = {*dv, pl->inst_cpu[inst], pl->inst_mem[inst], pl->inst_count[inst]};
     rs_pack_place(pl, m->d, j);
@@ -562,8 +639,10 @@ static bool twins(const item *a, const item *b) {
  * row order), packed one way (STRATEGIES) and evaluated. */
 static bool plan_build_as(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
                           const rs_audit_share *const *shares, size_t nlist, const bool *taken,
-                          double max_util, unsigned max_per_instance, unsigned strategy) {
+                          double max_util, unsigned max_per_instance, unsigned strategy,
+                          rs_pack_memo *memo) {
   memset(pl, 0, sizeof(*pl));
+  pl->memo = memo;
   pl->shape = shape;
   pl->caps = caps_of(shape, max_util, max_per_instance);
   pl->strategy = strategy;
@@ -596,13 +675,13 @@ static bool plan_build_as(plan *pl, const rs_audit *a, const rs_instance *shape,
  * saves the most (on a tie, the earlier way). */
 bool rs_pack_build(plan *pl, const rs_audit *a, const rs_instance *shape, const size_t *list,
                    const rs_audit_share *const *shares, size_t nlist, const bool *taken,
-                   double max_util, unsigned max_per_instance) {
-  if (!plan_build_as(pl, a, shape, list, shares, nlist, taken, max_util, max_per_instance, 0))
+                   double max_util, unsigned max_per_instance, rs_pack_memo *memo) {
+  if (!plan_build_as(pl, a, shape, list, shares, nlist, taken, max_util, max_per_instance, 0, memo))
     return false;
   for (unsigned s = 1; s < STRATEGIES && pl->nitems >= 2; s++) {
     plan other;
-    if (!plan_build_as(&other, a, shape, list, shares, nlist, taken, max_util, max_per_instance,
-                       s)) {
+    if (!plan_build_as(&other, a, shape, list, shares, nlist, taken, max_util, max_per_instance, s,
+                       memo)) {
       rs_pack_free(&other);
       return false;
     }
@@ -637,7 +716,7 @@ rs_status rs_pack_keep(rs_packed_instance *pi, rs_arena *arena, const plan *pl, 
       rs_packed_endpoint *pe = &pi->endpoints[pi->nendpoints++];
       pe->row = it->row;
       pe->device = dev;
-      pe->latency_ms = latency_ms(dv->lambda, dv->h1, dv->h2, it);
+      pe->latency_ms = latency_ms(dv->lambda, dv->h1, dv->h2, it, pl->memo);
       pe->slo_ms = it->slo_ms;
       pe->slo_quantile = it->q;
     }

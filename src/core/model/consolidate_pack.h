@@ -41,6 +41,32 @@ typedef struct rs_pack_caps {
   unsigned per_instance, max_per_instance;
 } rs_pack_caps;
 
+/* The answers of the latency checks already made, keyed by every figure
+ * they read, bit for bit: the shared queue's sums (lambda, h1, h2) and the
+ * endpoint's latency figures (s50_s, cs2, slo_ms, q, service_q_ms). Packing
+ * a fleet of many alike endpoints makes the same check again and again (on
+ * the next device, in the other strategy, in the next round), and each is an
+ * integral over the wait's tail (rs_queue_response_tail): a lookup gives the
+ * same answer. A direct-mapped table of 65,536 slots (5 MiB, allocated on
+ * first use): a key takes over the slot it hashes to. Where fewer than a
+ * quarter of 65,536 lookups find their key it turns itself off. One per
+ * rs_audit_consolidate; NULL where none is kept. */
+typedef struct rs_pack_memo_slot {
+  uint64_t key[8];
+  double latency_ms;   /* the endpoint's latency at its SLO quantile, when known */
+  unsigned char state; /* RS_PACK_MEMO_* bits; 0: an empty slot */
+} rs_pack_memo_slot;
+
+typedef struct rs_pack_memo {
+  rs_pack_memo_slot *v;
+  size_t cap, n;        /* slots (0 until first used), slots ever filled */
+  size_t lookups, hits; /* a hit: the key was there */
+  bool off;             /* too few hits to pay for the lookups */
+} rs_pack_memo;
+
+/* Frees what the memo holds and zeroes it; NULL is a no-op. */
+void rs_pack_memo_free(rs_pack_memo *m);
+
 /* One shape's items, packed. */
 typedef struct rs_pack_plan {
   const rs_instance *shape;
@@ -54,9 +80,10 @@ typedef struct rs_pack_plan {
   size_t ndevices, cap;
   double *inst_cpu, *inst_mem;
   unsigned *inst_count;
-  bool *kept;        /* per instance: chosen for the result */
-  unsigned strategy; /* how the items were packed (consolidate_pack.c) */
-  double saving;     /* of the instances worth keeping */
+  bool *kept;         /* per instance: chosen for the result */
+  unsigned strategy;  /* how the items were packed (consolidate_pack.c) */
+  rs_pack_memo *memo; /* borrowed; may be NULL */
+  double saving;      /* of the instances worth keeping */
 } rs_pack_plan;
 
 /* Instances the plan's devices fill. */
@@ -70,13 +97,15 @@ void rs_pack_free(rs_pack_plan *pl);
  * rs_pack_free it). */
 bool rs_pack_build(rs_pack_plan *pl, const rs_audit *a, const rs_instance *shape,
                    const size_t *list, const rs_audit_share *const *shares, size_t nlist,
-                   const bool *taken, double max_util, unsigned max_per_instance);
+                   const bool *taken, double max_util, unsigned max_per_instance,
+                   rs_pack_memo *memo);
 /* Whether instance inst's host takes the item. */
 bool rs_pack_host_takes(const rs_pack_plan *pl, size_t inst, const rs_pack_item *it);
-/* Whether the device meets every constraint of every endpoint on it with it added. */
+/* Whether the device meets every constraint of every endpoint on it with it
+ * added; memo (may be NULL) answers the latency checks made before. */
 bool rs_pack_device_fits(const rs_pack_device *dv, const rs_pack_item *items,
                          const size_t *next_kind, const rs_pack_item *it, double dev_mem,
-                         double max_util);
+                         double max_util, rs_pack_memo *memo);
 /* Puts item i on device d of the plan (no check). */
 void rs_pack_place(rs_pack_plan *pl, size_t d, size_t i);
 /* Records instance k of the plan as a packed instance, in arena. RS_NOMEM only. */

@@ -266,7 +266,9 @@ static void decide(rs_audit_row *row, const rs_fit_result *fit) {
 
 static char *canonical(const char *path);
 
-/* The files p reads, canonical, for drop_inputs. */
+/* The files p reads, as the profile names them (made canonical by
+ * drop_inputs, and only when a profile failed: a realpath per sample file
+ * was about 1% of an audit). */
 static bool keep_refs(rs_audit_row *row, rs_arena *keep, const rs_profile *p) {
   size_t n = 0;
   for (size_t k = 0; k < 2 * p->nfiles; k++)
@@ -280,11 +282,7 @@ static bool keep_refs(rs_audit_row *row, rs_arena *keep, const rs_profile *p) {
     const char *ref = k % 2 ? p->files[k / 2].mapping : p->files[k / 2].path;
     if (ref == NULL)
       continue;
-    char *c = canonical(ref);
-    if (c == NULL)
-      return false;
-    refs[row->nrefs] = rs_arena_strdup(keep, c);
-    free(c);
+    refs[row->nrefs] = rs_arena_strdup(keep, ref);
     if (refs[row->nrefs++] == NULL)
       return false;
   }
@@ -383,21 +381,26 @@ static char *canonical(const char *path) {
 /* Drops the failed rows whose file another loaded profile reads as a sample
  * or mapping file (a mapping YAML next to its profile is not a profile). */
 static rs_status drop_inputs(rs_audit *a) {
-  size_t n = 0;
-  for (size_t i = 0; i < a->nrows; i++)
+  size_t n = 0, failed = 0;
+  for (size_t i = 0; i < a->nrows; i++) {
     n += a->rows[i].nrefs;
-  if (n == 0 || a->nrows == 0)
+    failed += !a->rows[i].ok;
+  }
+  if (n == 0 || failed == 0)
     return RS_OK;
-  const char **refs = rs_malloc_array(n, sizeof(*refs));
+  char **refs = rs_malloc_array(n, sizeof(*refs));
   if (refs == NULL)
     return RS_NOMEM;
+  rs_status st = RS_OK;
   n = 0;
-  for (size_t i = 0; i < a->nrows; i++)
-    for (size_t k = 0; k < a->rows[i].nrefs; k++)
-      refs[n++] = a->rows[i].refs[k];
+  for (size_t i = 0; i < a->nrows && st == RS_OK; i++)
+    for (size_t k = 0; k < a->rows[i].nrefs && st == RS_OK; k++)
+      if ((refs[n] = canonical(a->rows[i].refs[k])) == NULL)
+        st = RS_NOMEM;
+      else
+        n++;
   qsort(refs, n, sizeof(*refs), cmp_str);
   size_t kept = 0;
-  rs_status st = RS_OK;
   for (size_t i = 0; i < a->nrows; i++) {
     bool input = false;
     if (!a->rows[i].ok) {
@@ -411,6 +414,8 @@ static rs_status drop_inputs(rs_audit *a) {
       a->rows[kept++] = a->rows[i];
   }
   a->nrows = kept;
+  for (size_t i = 0; i < n; i++)
+    free(refs[i]);
   free(refs);
   return st;
 }
