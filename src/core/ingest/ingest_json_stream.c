@@ -143,6 +143,22 @@ static inline rs_status ensure(cursor *c) {
   return c->end - c->pos >= c->look || c->eof ? RS_OK : fill(c);
 }
 
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+#define SWAR 1 /* eight bytes looked at together (below, and digits8) */
+#define ONES 0x0101010101010101u
+#define HIGHS 0x8080808080808080u
+/* The eight bytes at p as one number, the first byte lowest. */
+static inline uint64_t load8(const char *p) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return x;
+}
+/* The high bit of each byte of x that is zero (exact up to the first). */
+static inline uint64_t zero_bytes(uint64_t x) { return (x - ONES) & ~x & HIGHS; }
+#else
+#define SWAR 0
+#endif
+
 /* Skips JSON white space, counting lines (YAML's breaks: \n, \r\n, \r). */
 static rs_status skip_ws(cursor *c) {
   for (;;) {
@@ -150,6 +166,17 @@ static rs_status skip_ws(cursor *c) {
       char ch = c->buf[c->pos];
       if (ch == ' ') {
         c->pos++;
+#if SWAR
+        /* indentation: runs of spaces, eight at a time */
+        while (c->pos + 8 <= c->end) {
+          uint64_t x = load8(c->buf + c->pos) ^ (0x20 * ONES);
+          if (x != 0) {
+            c->pos += (unsigned)__builtin_ctzll(x) >> 3;
+            break;
+          }
+          c->pos += 8;
+        }
+#endif
       } else if (ch == '\n') {
         c->pos++;
         c->line++;
@@ -236,6 +263,20 @@ static rs_status string_token(cursor *c, token *t, size_t max) {
   long long cont = 0;
   here(c, &t->line, &t->col);
   for (;; i++) {
+#if SWAR
+    /* plain ASCII text, eight bytes at a time, up to the first byte that
+     * needs a look: '"', '\\', a control character or a non-ASCII byte */
+    while (i + 8 <= c->end && i - c->pos + 8 <= max) {
+      uint64_t x = load8(c->buf + i);
+      uint64_t stop = zero_bytes(x ^ (0x22 * ONES)) | zero_bytes(x ^ (0x5C * ONES)) |
+                      ((x - 0x20 * ONES) & ~x & HIGHS) | (x & HIGHS);
+      if (stop != 0) {
+        i += (unsigned)__builtin_ctzll(stop) >> 3;
+        break;
+      }
+      i += 8;
+    }
+#endif
     if (i >= c->end || i - c->pos - 1 > max) {
       c->pos = i < c->end ? i : c->end;
       return c->eof && i >= c->end ? syntax(c, -1)
@@ -350,8 +391,11 @@ static rs_status key_is(cursor *c, const char *const *words, int *which) {
   rs_status st = key_token(c, &t);
   *which = -1;
   for (int i = 0; st == RS_OK && words != NULL && words[i] != NULL; i++)
-    if (t.len == strlen(words[i]) && memcmp(t.text, words[i], t.len) == 0)
+    if (t.len > 0 && words[i][0] == t.text[0] && t.len == strlen(words[i]) &&
+        memcmp(t.text, words[i], t.len) == 0) {
       *which = i;
+      break;
+    }
   return st == RS_OK ? expect(c, ':') : st;
 }
 
@@ -1194,6 +1238,7 @@ typedef struct dp_ctx {
   bool latency, invocations;
   const char *keys[DP_STATS]; /* the series keys */
   rs_series_rule rules[DP_STATS];
+  signed char known[DP_STATS]; /* pass 1: the rule found (1), not found (-1), not asked (0) */
   day_cache days;
 } dp_ctx;
 
@@ -1289,8 +1334,17 @@ static rs_status dp_point(rs_export *x, const rs_export *xc, dp_ctx *p, int i, c
   rs_status st;
   if (!v->set || !v->scalar)
     return RS_OK;
-  if (x != NULL) {
+  if (x != NULL && p->known[i] != 0) {
+    /* what rs_export_rule does for a key it has resolved before: the same
+     * rule, the series counted */
+    x->series++;
+    if (p->known[i] < 0)
+      return RS_OK;
+    x->mapped++;
+  } else if (x != NULL) {
     st = rs_export_rule(x, p->keys[i], &p->rules[i], &found, v->line, v->col, err);
+    if (st == RS_OK)
+      p->known[i] = found ? 1 : -1;
     if (st != RS_OK || !found) {
       p->rules[i].ignore = true;
       return st;
