@@ -58,6 +58,7 @@
 #define CW_BLOCK 1024      /* CloudWatch points read again at once (per result, in pass 2) */
 #define CW_MAX_RESULTS 500 /* CloudWatch answers at most 500 queries at once */
 #define QUICK_POINT 80     /* bytes a quick point may look at: 2 numbers of 32, 5 marks, margin */
+#define QUICK_DP 400       /* a quick datapoint (dp_quick) is shorter than this */
 
 /* Why pass 1 stopped: RS_OK, an error (err set), or a file the strict pass
  * does not take as it is (err set too, for files over the cap). */
@@ -168,7 +169,7 @@ static rs_status skip_ws(cursor *c) {
         c->pos++;
 #if SWAR
         /* indentation: runs of spaces, eight at a time */
-        while (c->pos + 8 <= c->end) {
+        while (c->pos + 8 <= c->end && c->buf[c->pos] == ' ') {
           uint64_t x = load8(c->buf + c->pos) ^ (0x20 * ONES);
           if (x != 0) {
             c->pos += (unsigned)__builtin_ctzll(x) >> 3;
@@ -1295,6 +1296,93 @@ static rs_status dp_extended(cursor *c, dp_read *d) {
   return st;
 }
 
+/* A datapoint as the AWS CLI prints it, on one line, e.g.
+ * {"Timestamp": "2025-11-30T00:00:00+00:00", "Average": 26.5, "Unit": "Percent"}:
+ * keys of letters, values plain ASCII texts or plain decimals, each key
+ * followed by ": " or ":" and each value by ", " or "," or the closing
+ * brace, no statistic twice and no ExtendedStatistics. Read straight from
+ * the window into d, as dp_object would; false, with nothing consumed, for
+ * anything else, which dp_object then reads. c->pos is at the '{'. */
+static bool dp_quick(cursor *c, dp_read *d) {
+  static const char *const keys[] = {"Timestamp", "Average", "Maximum", "Sum"};
+  dp_text *slot[] = {&d->ts, &d->avg, &d->max, &d->sum};
+  const char *b = c->buf, *p = b + c->pos + 1, *e = b + c->end;
+  long long col0 = c->base - c->line_start - c->cont + 1; /* a byte's column: col0 + offset */
+  if (e - p < QUICK_DP)
+    return false;
+  e = p + QUICK_DP - 8; /* the datapoint is shorter; a few bytes past e may be read */
+  for (;;) {
+    const char *k = p + 1, *v, *at;
+    dp_text *t = NULL;
+    size_t klen, vlen;
+    if (*p != '"')
+      return false;
+    for (p = k; p < e && (unsigned)((*p | 0x20) - 'a') < 26; p++)
+      ;
+    klen = (size_t)(p - k);
+    if (*p != '"' || *++p != ':')
+      return false;
+    p += p[1] == ' ' ? 2 : 1;
+    for (int i = 0; i < 4; i++)
+      if (klen == strlen(keys[i]) && memcmp(k, keys[i], klen) == 0)
+        t = slot[i];
+    if (t == NULL && klen == 18 && memcmp(k, "ExtendedStatistics", 18) == 0)
+      return false;
+    if (t != NULL && t->set)
+      return false;
+    v = at = p;
+    if (*p == '"') {
+      for (v = ++p; *p != '"'; p++)
+        if (p >= e || (unsigned char)*p < 0x20 || (unsigned char)*p >= 0x80 || *p == '\\')
+          return false;
+      vlen = (size_t)(p++ - v);
+    } else {
+      p += *p == '-';
+      if (*p == '0')
+        p++;
+      else if ((unsigned)(*p - '1') < 9)
+        while (p < e && (unsigned)(*p - '0') < 10)
+          p++;
+      else
+        return false;
+      if (*p == '.') {
+        if ((unsigned)(*++p - '0') >= 10)
+          return false;
+        while (p < e && (unsigned)(*p - '0') < 10)
+          p++;
+      }
+      vlen = (size_t)(p - v);
+    }
+    if (p >= e || vlen > POINT_TOKEN)
+      return false;
+    if (t != NULL) {
+      memcpy(t->text, v, vlen);
+      t->text[vlen] = '\0';
+      t->len = vlen;
+      t->line = c->line;
+      t->col = (size_t)(col0 + (at - b));
+      t->set = t->scalar = true;
+    }
+    if (*p == '}') {
+      c->pos = (size_t)(p + 1 - b);
+      return true;
+    }
+    if (*p != ',')
+      return false;
+    p += p[1] == ' ' ? 2 : 1;
+  }
+}
+
+/* Nothing read into d yet (the flags only: a text is written before it is
+ * read). */
+static void dp_clear(dp_read *d) {
+  d->ts.set = d->avg.set = d->max.set = d->sum.set = false;
+  d->ts.scalar = d->avg.scalar = d->max.scalar = d->sum.scalar = false;
+  for (int i = 0; i < DP_STATS; i++)
+    d->stat[i].set = d->stat[i].scalar = false;
+  d->ext = d->ext_map = false;
+}
+
 static rs_status dp_object(cursor *c, dp_read *d) {
   static const char *const keys[] = {"Timestamp",          "Average", "Maximum", "Sum",
                                      "ExtendedStatistics", NULL};
@@ -1302,10 +1390,13 @@ static rs_status dp_object(cursor *c, dp_read *d) {
   bool more;
   int ch, which;
   rs_status st = peek(c, &ch);
-  memset(d, 0, sizeof(*d));
+  dp_clear(d);
   if (st == RS_OK && ch != '{')
     return ch == '[' || ch == '"' ? unusual(c, "a datapoint that is not an object") : syntax(c, ch);
   here(c, &d->line, &d->col);
+  if (dp_quick(c, d))
+    return RS_OK;
+  dp_clear(d); /* what the quick read took before it gave up */
   st = open_bracket(c, '{', '}', &more);
   while (st == RS_OK && more) {
     if ((st = key_is(c, keys, &which)) != RS_OK)
