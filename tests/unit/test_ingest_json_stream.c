@@ -489,6 +489,41 @@ static char *cw_output(size_t n, bool newest_first, bool pretty) {
   return b.data;
 }
 
+/* A query_range answer of one GPU-utilization series whose first point's
+ * value is first, then 40 ordinary points (so the first is read by the
+ * quick path, which needs look-ahead). */
+static char *util_series(const char *first) {
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 20);
+  assert_int_equal(rs_buf_printf(&b,
+                                 HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\","
+                                      "\"gpu\":\"0\"},\"values\":[[1700000000,\"%s\"]",
+                                 first),
+                   RS_OK);
+  for (int i = 1; i <= 40; i++)
+    assert_int_equal(rs_buf_printf(&b, ",[%d,\"%d\"]", 1700000000 + 15 * i, i), RS_OK);
+  assert_int_equal(rs_buf_puts(&b, "]}]}}"), RS_OK);
+  return b.data;
+}
+
+static void test_quick_values(void **state) {
+  (void)state;
+  /* kept as they are, clamped to 100 (within 1e-9 of it), refused: the
+   * quick check of pass 2 and rs_export_point_value agree */
+  static const char *const kept[] = {"0", "0.000000001", "99.99", "100", "100.00000000001"};
+  static const char *const refused[] = {"0.0000000001", "100.5", "1000000"};
+  for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+    char *doc = util_series(kept[i]);
+    same_both_ways(doc, NULL);
+    free(doc);
+  }
+  for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+    char *doc = util_series(refused[i]);
+    same_error(doc);
+    free(doc);
+  }
+}
+
 static void test_cloudwatch(void **state) {
   (void)state;
   char *docs[] = {cw_output(30, true, false), cw_output(3000, true, true),
@@ -719,6 +754,7 @@ int main(void) {
       cmocka_unit_test(test_memory_not_the_named_file),
       cmocka_unit_test(test_fast_numbers),
       cmocka_unit_test(test_quick_points),
+      cmocka_unit_test(test_quick_values),
       cmocka_unit_test(test_cloudwatch),
       cmocka_unit_test(test_cloudwatch_statistics),
       cmocka_unit_test(test_quick_datapoints),

@@ -43,17 +43,17 @@
 #include "ingest_stream.h"
 #include "rightsize/num.h"
 
-#define WINDOW ((size_t)1 << 20)         /* pass 1's window */
-#define LOOK ((size_t)64 << 10)          /* a token (a string) is at most this long */
-#define POINT_TOKEN 256                  /* a timestamp or value text is at most this long */
-#define SMALL_LOOK 512                   /* pass 2's look-ahead (point tokens only) */
-#define MERGE_MEMORY ((size_t)16 << 20)  /* pass 2's windows together */
-#define MERGE_WINDOW ((size_t)256 << 10) /* one series' window at most */
-#define MAX_SERIES 100000                /* mapped series with points */
-#define MAX_BATCH ((size_t)1 << 20)      /* points of one time */
-#define LINEAR_MAX 64                    /* series merged by a scan rather than a heap */
-#define MAX_DEPTH 60                     /* the tree reader's limit is 64 */
-#define KEY_MAX 1000                     /* the tree reader's keys are at most 1024 characters */
+#define WINDOW ((size_t)1 << 20)        /* pass 1's window */
+#define LOOK ((size_t)64 << 10)         /* a token (a string) is at most this long */
+#define POINT_TOKEN 256                 /* a timestamp or value text is at most this long */
+#define SMALL_LOOK 512                  /* pass 2's look-ahead (point tokens only) */
+#define MERGE_MEMORY ((size_t)16 << 20) /* pass 2's windows together */
+#define MERGE_WINDOW ((size_t)64 << 10) /* one series' window at most */
+#define MAX_SERIES 100000               /* mapped series with points */
+#define MAX_BATCH ((size_t)1 << 20)     /* points of one time */
+#define LINEAR_MAX 64                   /* series merged by a scan rather than a heap */
+#define MAX_DEPTH 60                    /* the tree reader's limit is 64 */
+#define KEY_MAX 1000                    /* the tree reader's keys are at most 1024 characters */
 #define MAX_LABELS 256
 #define CW_BLOCK 1024      /* CloudWatch points read again at once (per result, in pass 2) */
 #define CW_MAX_RESULTS 500 /* CloudWatch answers at most 500 queries at once */
@@ -674,6 +674,26 @@ static inline bool quick_point_read(const cursor *c, quick_point *q) {
   return true;
 }
 
+/* quick_point_read for pass 1's skim: the time, the value's text only
+ * found (plain ASCII, no escape: what the tokenizer takes as it is), *nan
+ * when it is "NaN", *end where the point ends. False, with nothing
+ * consumed, for anything else. */
+static inline bool quick_skim(const cursor *c, double *t, bool *nan, size_t *end) {
+  const char *b = c->buf, *p = b + c->pos, *v;
+  if (c->end - c->pos < QUICK_POINT || *p != '[' || (*++p == '0' && p[1] != '.' && p[1] != ','))
+    return false;
+  if ((p = short_decimal(p, t)) == NULL || p[0] != ',' || p[1] != '"')
+    return false;
+  for (v = p = p + 2; p - v < 32 && (unsigned char)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\';
+       p++)
+    ;
+  if (*p != '"' || p[1] != ']')
+    return false;
+  *nan = p - v == 3 && memcmp(v, "NaN", 3) == 0;
+  *end = (size_t)(p + 2 - b);
+  return true;
+}
+
 /* next_item for a list of points, the common ',' or ']' first. */
 static inline rs_status next_point(cursor *c, bool *more) {
   if (c->pos < c->end && (c->buf[c->pos] == ',' || c->buf[c->pos] == ']')) {
@@ -802,14 +822,13 @@ static rs_status skim_values(reader *r, series *s) {
   uint64_t n = 0;
   rs_status st = values_start(c, s, &more);
   while (st == RS_OK && more) {
-    quick_point q;
     double t;
+    size_t end;
     bool nan = false;
     if ((st = ensure(c)) != RS_OK)
       return st;
-    if (quick_point_read(c, &q)) {
-      t = q.t;
-      c->pos = q.end;
+    if (quick_skim(c, &t, &nan, &end)) {
+      c->pos = end;
     } else if ((st = skim_point(c, &t, &nan)) != RS_OK) {
       return st;
     }
@@ -1685,6 +1704,8 @@ static rs_status read_root(reader *r) {
 typedef struct stream {
   cursor c; /* a CloudWatch result: over its timestamps */
   const series *s;
+  double lim; /* a query_range series: a scaled value up to this is kept as it is (quick_value) */
+  int gpu;    /* its points' GPU (-1: not a per-device metric) */
   rs_export_point head;
   bool more; /* the list has items left after head */
   /* a CloudWatch result: */
@@ -1818,6 +1839,18 @@ static bool before(const rs_export_point *p, const rs_export_point *q) {
   return p->col < q->col;
 }
 
+/* What rs_export_point_value keeps as it is (a value neither refused nor
+ * clamped): 0, or from RS_METRIC_MIN_NONZERO to the metric's largest
+ * value, its upper bound and the rule's cap. */
+static double quick_limit(const rs_series_rule *rule) {
+  double lim = rs_metric_max(rule->metric), upper = rs_metric_upper(rule->metric);
+  if (upper > 0 && upper < lim)
+    lim = upper;
+  if (rule->cap > 0 && rule->cap < lim)
+    lim = rule->cap;
+  return lim;
+}
+
 /* The next kept point of a stream into head: false at its end. */
 static rs_status advance(stream *m, const rs_export *x, bool *got) {
   rs_status st = RS_OK;
@@ -1830,10 +1863,21 @@ static rs_status advance(stream *m, const rs_export *x, bool *got) {
     bool kept = true;
     if ((st = ensure(c)) != RS_OK)
       return st;
-    if (quick_point_read(c, &q) && rs_time_in_range(q.t)) {
+    if (quick_point_read(c, &q) && q.t >= RS_TIME_MIN && q.t < RS_TIME_END) {
       size_t col = (size_t)(c->base + (long long)q.vq - c->line_start - c->cont) + 1;
-      st = rs_export_point_value(x, &m->s->rule, m->s->key, m->s->gpu, q.t, q.v, c->buf + q.vq + 1,
-                                 q.vlen, c->line, col, &m->head, c->err);
+      double v = q.v * m->s->rule.scale + 0.0;
+      if (v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= m->lim)) /* as point_value has it */
+        m->head = (rs_export_point){.t = q.t,
+                                    .v = v,
+                                    .gpu = m->gpu,
+                                    .metric = m->s->rule.metric,
+                                    .ep = x->cur_ep,
+                                    .key = m->s->key,
+                                    .line = c->line,
+                                    .col = col};
+      else
+        st = rs_export_point_value(x, &m->s->rule, m->s->key, m->s->gpu, q.t, q.v,
+                                   c->buf + q.vq + 1, q.vlen, c->line, col, &m->head, c->err);
       c->pos = q.end;
     } else {
       st = read_point(c, x, m->s, &m->head, &kept);
@@ -1937,6 +1981,8 @@ static rs_status merge(reader *r, int fd, const char *mem, long long size, rs_sa
                     .strict = false,
                     .path = x->path,
                     .err = err};
+    m->lim = quick_limit(&m->s->rule);
+    m->gpu = rs_metric_per_device(m->s->rule.metric) ? m->s->gpu : -1;
     st = open_bracket(&m->c, '[', ']', &m->more);
     if (st == RS_OK)
       st = advance(m, x, &got);
