@@ -564,6 +564,18 @@ static void test_cloudwatch(void **state) {
   same_error("{\"MetricDataResults\": [{\"Id\": \"m1\", \"Label\": \"ModelLatency\",\n"
              "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [1.0]}]}");
   same_error("{\"MetricDataResults\": []}");
+  /* pass 1 skims the values: a bad one is still the error reported when a
+   * later result has another mistake (the full pass finds it first) */
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:04:00Z\", \"2026-11-30T14:03:00Z\"],\n"
+             "\"Values\": [1.0, true]},\n"
+             "{\"Id\": \"b\", \"Label\": \"GPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\", \"never\"], \"Values\": [1.0, 2.0]}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:04:00Z\", \"2026-11-30T14:03:00Z\"],\n"
+             "\"Values\": [1.0, 1e999]},\n"
+             "{\"Id\": \"b\", \"Label\": \"GPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"], \"Values\": [101.0]}]}");
   /* its own */
   own_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
             "\"Timestamps\": [\"2026-11-30T14:03:00Z\", \"2026-11-30T14:05:00Z\",\n"

@@ -118,8 +118,9 @@ static rs_status cw_items(reader *r, cw_result *w, bool values) {
       if (t.quoted)
         return rs_error_set(c->err, RS_INVALID, c->path, t.line, t.col,
                             "expected a number in the values of '%s'", w->label ? w->label : w->id);
-      st = rs_export_point_make(r->x, &w->rule, w->key, -1, w->last, t.text, t.len, t.line, t.col,
-                                &p, &kept, c->err);
+      if (!r->skim) /* skimmed, the value is read once, by pass 2 */
+        st = rs_export_point_make(r->x, &w->rule, w->key, -1, w->last, t.text, t.len, t.line, t.col,
+                                  &p, &kept, c->err);
     }
     (*n)++;
     if (st == RS_OK)

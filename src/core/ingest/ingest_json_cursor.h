@@ -550,9 +550,24 @@ static inline bool quick_skim(const cursor *c, double *t, bool *nan, size_t *end
     return false;
   if ((p = short_decimal(p, t)) == NULL || p[0] != ',' || p[1] != '"')
     return false;
-  for (v = p = p + 2; p - v < 32 && (unsigned char)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\';
-       p++)
+  v = p = p + 2;
+#if SWAR
+  {
+    /* the first of 8 bytes that is '"', '\\', a control or non-ASCII byte */
+    uint64_t x = load8(v);
+    uint64_t stop = zero_bytes(x ^ (0x22 * ONES)) | zero_bytes(x ^ (0x5C * ONES)) |
+                    ((x - 0x20 * ONES) & ~x & HIGHS) | (x & HIGHS);
+    if (stop != 0)
+      p = v + ((unsigned)__builtin_ctzll(stop) >> 3);
+    else
+      for (p = v + 8; p - v < 32 && (unsigned char)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\';
+           p++)
+        ;
+  }
+#else
+  for (; p - v < 32 && (unsigned char)(*p - 0x20) < 0x60 && *p != '"' && *p != '\\'; p++)
     ;
+#endif
   if (*p != '"' || p[1] != ']')
     return false;
   *nan = p - v == 3 && memcmp(v, "NaN", 3) == 0;

@@ -16,10 +16,12 @@
  * runs again in full (read_values: every point checked, in file order), so
  * the error reported is the first in the file, as before.
  *
- * CloudWatch get-metric-data output: pass 1 checks every point in file
- * order and notes the place of every CW_BLOCK-th timestamp and value of
- * each result; pass 2 reads a block of a result again at a time, oldest
- * first whichever order the result is in, into the same merge.
+ * CloudWatch get-metric-data output: pass 1 checks every timestamp in
+ * file order, skims the values (their tokens only: each is read once, in
+ * pass 2; a mistake there makes pass 1 run again in full, as above) and
+ * notes the place of every CW_BLOCK-th timestamp and value of each result;
+ * pass 2 reads a block of a result again at a time, oldest first whichever
+ * order the result is in, into the same merge.
  *
  * Only the series' notes, one window each (two for a CloudWatch result and
  * a block of its points) and the points of one time stay in memory.
@@ -430,7 +432,7 @@ static rs_status pass1(job *j, bool skim) {
   j->r.x = &j->x;
   j->r.c = &j->c;
   j->r.cw = j->format == RS_FORMAT_CLOUDWATCH;
-  j->r.skim = skim && !j->r.cw;
+  j->r.skim = skim;
   memset(&j->days, 0, sizeof(j->days));
   j->r.days = &j->days;
   rs_status st = fill(&j->c);
@@ -552,7 +554,7 @@ rs_status rs_ingest_json_stream(rs_instream *in, const char *path, rs_sample_for
   rs_series_map_init(&j.defaults);
   begin(&j);
   st = pass1(&j, true);
-  full = j.r.cw; /* CloudWatch's pass 1 checks every point */
+  full = false; /* pass 1 skims query_range points and get-metric-data values */
   if (spool != NULL) {
     /* the rest of the input into the copy (after an error), then read it */
     while (st == RS_OK || data_error(st)) {

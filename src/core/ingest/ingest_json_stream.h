@@ -43,7 +43,8 @@ typedef struct reader {
   uint64_t points;
   label labels[MAX_LABELS];
   size_t nlabels;
-  bool skim;    /* pass 1 only finds the points (skim_values); pass 2 checks them */
+  bool skim;    /* pass 1 only finds the points (skim_values, get-metric-data values); pass 2 checks
+                   them */
   bool cw;      /* CloudWatch get-metric-data output rather than a query_range answer */
   place *marks; /* CloudWatch: per block of CW_BLOCK points, its first timestamp, value */
   size_t nmarks, marks_cap;
