@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Throughput and memory benchmark for exported formats and --exact.
 
-Generates, cached under bench/data/ (which git ignores), as many points as
-make SIZE MB (--sizes, default 100 and 1000) of each format in --formats:
+Generates, cached under bench/data/ (which git ignores; --data DIR puts them
+elsewhere), as many points as make SIZE MB (--sizes, default 100 and 1000)
+of each format in --formats:
 
   prom-SIZE.json     (prom) a Prometheus query_range answer: 24 series (DCGM
                      memory used, memory total and utilization of 8 GPUs) at
@@ -43,7 +44,7 @@ the last line of its error, not timed.
 Usage: python3 bench/export.py [--sizes 100,1000]
                                [--formats prom,cwdata,cwstats,exposition,vllm,tgi,sglang]
                                [--csv-rows N] [--repeat K]
-                               [--bin build-rel/rightsize] [--baseline BIN]
+                               [--bin build-rel/rightsize] [--baseline BIN] [--data DIR]
 Build Release first: cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release &&
 cmake --build build-rel -j2 --target rightsize
 The machine is shared and noisy: compare medians from the same run only.
@@ -378,11 +379,13 @@ def main():
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--bin", default=os.path.join(HERE, "..", "build-rel", "rightsize"))
     ap.add_argument("--baseline", help="another rightsize build to run beside --bin")
+    ap.add_argument("--data", default=os.path.join(HERE, "data"),
+                    help="where the inputs are generated (and reused when there)")
     args = ap.parse_args()
     if not os.path.exists(GNU_TIME):
         sys.exit("%s is missing (Debian package time)" % GNU_TIME)
 
-    data = os.path.join(HERE, "data")
+    data = args.data
     os.makedirs(data, exist_ok=True)
     files = []
     for fmt in (ALIASES.get(f, f) for f in args.formats.split(",") if f):

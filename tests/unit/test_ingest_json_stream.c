@@ -489,6 +489,41 @@ static char *cw_output(size_t n, bool newest_first, bool pretty) {
   return b.data;
 }
 
+/* A query_range answer of one GPU-utilization series whose first point's
+ * value is first, then 40 ordinary points (so the first is read by the
+ * quick path, which needs look-ahead). */
+static char *util_series(const char *first) {
+  rs_buf b;
+  rs_buf_init(&b, (size_t)1 << 20);
+  assert_int_equal(rs_buf_printf(&b,
+                                 HEAD "{\"metric\":{\"__name__\":\"DCGM_FI_DEV_GPU_UTIL\","
+                                      "\"gpu\":\"0\"},\"values\":[[1700000000,\"%s\"]",
+                                 first),
+                   RS_OK);
+  for (int i = 1; i <= 40; i++)
+    assert_int_equal(rs_buf_printf(&b, ",[%d,\"%d\"]", 1700000000 + 15 * i, i), RS_OK);
+  assert_int_equal(rs_buf_puts(&b, "]}]}}"), RS_OK);
+  return b.data;
+}
+
+static void test_quick_values(void **state) {
+  (void)state;
+  /* kept as they are, clamped to 100 (within 1e-9 of it), refused: the
+   * quick check of pass 2 and rs_export_point_value agree */
+  static const char *const kept[] = {"0", "0.000000001", "99.99", "100", "100.00000000001"};
+  static const char *const refused[] = {"0.0000000001", "100.5", "1000000"};
+  for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+    char *doc = util_series(kept[i]);
+    same_both_ways(doc, NULL);
+    free(doc);
+  }
+  for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+    char *doc = util_series(refused[i]);
+    same_error(doc);
+    free(doc);
+  }
+}
+
 static void test_cloudwatch(void **state) {
   (void)state;
   char *docs[] = {cw_output(30, true, false), cw_output(3000, true, true),
@@ -529,6 +564,18 @@ static void test_cloudwatch(void **state) {
   same_error("{\"MetricDataResults\": [{\"Id\": \"m1\", \"Label\": \"ModelLatency\",\n"
              "\"Timestamps\": [\"2026-11-30T14:03:00Z\"],\n \"Values\": [1.0]}]}");
   same_error("{\"MetricDataResults\": []}");
+  /* pass 1 skims the values: a bad one is still the error reported when a
+   * later result has another mistake (the full pass finds it first) */
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:04:00Z\", \"2026-11-30T14:03:00Z\"],\n"
+             "\"Values\": [1.0, true]},\n"
+             "{\"Id\": \"b\", \"Label\": \"GPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\", \"never\"], \"Values\": [1.0, 2.0]}]}");
+  same_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:04:00Z\", \"2026-11-30T14:03:00Z\"],\n"
+             "\"Values\": [1.0, 1e999]},\n"
+             "{\"Id\": \"b\", \"Label\": \"GPUUtilization\",\n"
+             "\"Timestamps\": [\"2026-11-30T14:03:00Z\"], \"Values\": [101.0]}]}");
   /* its own */
   own_error("{\"MetricDataResults\": [{\"Id\": \"a\", \"Label\": \"CPUUtilization\",\n"
             "\"Timestamps\": [\"2026-11-30T14:03:00Z\", \"2026-11-30T14:05:00Z\",\n"
@@ -617,6 +664,99 @@ static void test_cloudwatch_statistics(void **state) {
   format = RS_FORMAT_PROM_JSON;
 }
 
+/* One get-metric-statistics answer read by the streaming reader twice: as
+ * it is (short: every datapoint through the tokenizer) and with 600 spaces
+ * after it (every datapoint through the quick read of the AWS CLI's layout,
+ * which needs that much look-ahead): the same rows, or the same error at
+ * the same place. */
+static void quick_datapoint(const char *label, const char *const *points, size_t n) {
+  rs_buf b, padded;
+  rows a, q;
+  rs_error ea, eq;
+  rs_buf_init(&b, (size_t)1 << 20);
+  rs_buf_init(&padded, (size_t)1 << 20);
+  assert_int_equal(rs_buf_printf(&b, "{\n    \"Label\": \"%s\",\n    \"Datapoints\": [\n", label),
+                   RS_OK);
+  for (size_t i = 0; i < n; i++)
+    assert_int_equal(rs_buf_printf(&b, "%s        %s", i ? ",\n" : "", points[i]), RS_OK);
+  assert_int_equal(rs_buf_puts(&b, "\n    ]\n}\n"), RS_OK);
+  assert_int_equal(rs_buf_puts(&padded, b.data), RS_OK);
+  for (int i = 0; i < 600; i++)
+    assert_int_equal(rs_buf_puts(&padded, " "), RS_OK);
+  rs_status sa = own_rows(&a, b.data, NULL, &ea);
+  rs_status sq = own_rows(&q, padded.data, NULL, &eq);
+  if (sa != sq ||
+      (sa != RS_OK && (strcmp(ea.msg, eq.msg) != 0 || ea.line != eq.line || ea.col != eq.col)))
+    fail_msg("%s: tokenizer %d %zu:%zu '%s', quick %d %zu:%zu '%s'", points[0], sa, ea.line, ea.col,
+             ea.msg, sq, eq.line, eq.col, eq.msg);
+  if (sa == RS_OK)
+    assert_same_rows(&a, &q);
+  free(a.r);
+  free(q.r);
+  rs_buf_release(&b);
+  rs_buf_release(&padded);
+}
+
+static void test_quick_datapoints(void **state) {
+  (void)state;
+  /* the layout the quick read takes, and what it leaves to the tokenizer */
+  static const char *const cases[][3] = {
+      {"{\"Timestamp\": \"2026-11-30T14:03:00+00:00\", \"Average\": 26.5, \"Unit\": \"Percent\"}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00+00:00\", \"Average\": 0, \"Unit\": \"Percent\"}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00+00:00\", \"Average\": 100.00, \"Unit\": "
+       "\"Percent\"}"},
+      /* any key order, no space, unknown keys, Maximum without Average */
+      {"{\"Unit\":\"Percent\",\"Average\":26.5,\"Timestamp\":\"2026-11-30T14:03:00Z\"}",
+       "{\"SampleCount\": 60.0, \"Timestamp\": \"2026-11-30T14:04:00Z\", \"Maximum\": 7}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\",\"Minimum\": 1.5, \"Sum\": 3.0, \"Maximum\": "
+       "9.25}"},
+      /* left to the tokenizer: an exponent, a tab, white space before ':' */
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 2.5e1}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\",\t\"Average\": 3}",
+       "{\"Timestamp\" : \"2026-11-30T14:05:00Z\", \"Average\": 4}"},
+      /* errors: a value out of range, a negative one, a bad time */
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Unit\": \"Percent\", \"Average\": 101.5}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": -2.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0}",
+       "{\"Average\": 2.0, \"Timestamp\": \"2026-11-30 later\"}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      /* a duplicate statistic, a missing Timestamp, a number as Timestamp,
+       * a malformed number, a string as a value, a leading zero */
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0, \"Average\": 2.0}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.0}",
+       "{\"Unit\": \"Percent\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": 1764511380, \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 1.}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": \"1.0\"}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+      {"{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"Average\": 01.0}",
+       "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 1.0}",
+       "{\"Timestamp\": \"2026-11-30T14:05:00Z\", \"Average\": 1.0}"},
+  };
+  format = RS_FORMAT_CLOUDWATCH;
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    quick_datapoint("GPUUtilization", cases[i], 3);
+  /* ModelLatency's percentiles are the tokenizer's, the others' quick */
+  static const char *const latency[] = {
+      "{\"Timestamp\": \"2026-11-30T14:03:00Z\", \"ExtendedStatistics\": {\"p50\": 1.5, "
+      "\"p95\": 2.5, \"p99\": 3.5}, \"Unit\": \"Microseconds\"}",
+      "{\"Timestamp\": \"2026-11-30T14:04:00Z\", \"Average\": 9.0}"};
+  quick_datapoint("ModelLatency", latency, 2);
+  format = RS_FORMAT_PROM_JSON;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_same_rows_as_tree),
@@ -626,8 +766,10 @@ int main(void) {
       cmocka_unit_test(test_memory_not_the_named_file),
       cmocka_unit_test(test_fast_numbers),
       cmocka_unit_test(test_quick_points),
+      cmocka_unit_test(test_quick_values),
       cmocka_unit_test(test_cloudwatch),
       cmocka_unit_test(test_cloudwatch_statistics),
+      cmocka_unit_test(test_quick_datapoints),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
