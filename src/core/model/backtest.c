@@ -138,9 +138,13 @@ static double predict_fast(const model *m, double sigma, double lo, const rs_que
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
     double t = 0.5 * (lo + hi), zt = log(t / m->s50_s) / fmax(sigma, 1e-9), a = -8.0;
     double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
+    /* the nodes span S's normal variate up to z(t), or to 8 when z(t) is
+     * further (a narrow S beside a long t): the mass above 8 is under 1e-15,
+     * and nodes spread up to a far z(t) would leave few on S's spread */
+    double top = fmin(zt, -a);
     int side = 0;
-    if (zt > a && (side = wait_side(m, sigma, inv_cm, t, zt, a, above, r->p_wait, tail)) == 0)
-      sum = wait_mass(m, sigma, cm, t, zt, a);
+    if (zt > a && (side = wait_side(m, sigma, inv_cm, t, top, a, above, r->p_wait, tail)) == 0)
+      sum = wait_mass(m, sigma, cm, t, top, a);
     if (side == 0)
       side = above + r->p_wait * sum > tail ? 1 : -1;
     if (side > 0)

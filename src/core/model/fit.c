@@ -375,9 +375,9 @@ static double response_q_ms(rs_fit_ctx *ctx, const rs_queue *q, const plan *pl, 
  * the memo (then the caller reads it), and not while the tail's cheap lower
  * bound (rs_queue_response_tail_floor, four wait tails) is under half the
  * threshold; in an audit the tail said yes to 0.4% of the counts it was asked
- * about. The floor bounds the exact tail, which the 40-panel quadrature can
- * under-state by a few % when S is narrow beside t, so it only decides
- * whether to ask. NaN (bad input) and no traffic: not surely. */
+ * about. The floor bounds the exact tail, and the 40-panel quadrature may
+ * differ from that by its own error (about 1e-4 relative), so the floor
+ * only decides whether to ask. NaN (bad input) and no traffic: not surely. */
 static bool surely_late(const rs_fit_ctx *ctx, const rs_queue *q, const plan *pl, double p,
                         double slo_ms) {
   if (!(q->arrival_rps > 0) || memo_find(ctx, q, pl, p) != NULL)

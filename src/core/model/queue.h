@@ -66,11 +66,17 @@ double rs_queue_response_tail(const rs_queue *q, double s50_s, double s_cs2, dou
  * rs_queue_response_tail (four wait tails, no integral): S and W are
  * independent, so P(S + W > t) >= P(S > s) P(W > t - s) for every s, taken at
  * s = 0, S's median and S at z = 1 and 2, and >= P(S > t). It bounds the exact
- * probability; rs_queue_response_tail's 40-panel quadrature can fall a few %
- * below it when S is narrow beside t (few nodes over S's spread), so use it
+ * probability up to the quadrature's error (about 1e-4 relative), so use it
  * to decide whether the tail is worth asking, not in its place. Same edge
  * values as rs_queue_response_tail. */
 double rs_queue_response_tail_floor(const rs_queue *q, double s50_s, double s_cs2, double t);
+
+/* rs_queue_response_tail's integral with `panels` (even) Simpson panels over
+ * the whole range of S up to t, for tests and benchmarks: at a few thousand
+ * panels it is the converged value the 40-panel tail is checked against.
+ * NaN for bad input or an odd or too small panel count. */
+double rs_queue_response_tail_ref(const rs_queue *q, double s50_s, double s_cs2, double t,
+                                  int panels);
 
 /* Squared coefficient of variation of a lognormal distribution with the
  * given median and p-quantile (p in (0.5, 1)): sigma = ln(qp / q50) / z_p,
