@@ -157,7 +157,7 @@ static void test_tail_floor(void **state) {
  * whole range of S, rs_queue_response_tail_ref), over servers, loads, wait
  * against service time and service variability down to a narrow S beside a
  * long t, where the integral once ran its nodes up to z(t) and left a few on
- * S's spread: up to 25% off in the tail and 2x in the quantile. */
+ * S's spread: tails 25% off, and quantiles from 0.28 to 3.2 times the right one. */
 static void test_tail_vs_converged(void **state) {
   (void)state;
   static const unsigned cs[] = {1, 2, 8, 64};
