@@ -524,8 +524,9 @@ static rs_status flush(text_run *r, bool all, size_t line, size_t col, rs_error 
                         HOLD_MAX);
   if (!all && rs_llm_buckets(x) > HOLD_MAX)
     return rs_error_set(err, RS_LIMIT, x->path, line, col,
-                        "more than %zu counter and histogram buckets (series and le) in one file",
-                        HOLD_MAX);
+                        "more than %zu counter and histogram buckets (series and le) in one "
+                        "file, expected at most %zu (see docs/sources.md, \"Size limits\")",
+                        HOLD_MAX, HOLD_MAX);
   r->flush_at = held + FLUSH_AT / 2 > FLUSH_AT ? held + FLUSH_AT / 2 : FLUSH_AT;
   return RS_OK;
 }

@@ -308,7 +308,9 @@ rs_status rs_llm_text_point(rs_export *x, int family, const char *key, uint64_t 
     i = a->ntext;
     if (i == MAX_TEXT_SERIES)
       return rs_error_set(err, RS_LIMIT, x->path, line, col,
-                          "more than %d counter and histogram series in one file", MAX_TEXT_SERIES);
+                          "more than %d counter and histogram series in one file, expected at most "
+                          "%d (see docs/sources.md, \"Size limits\")",
+                          MAX_TEXT_SERIES, MAX_TEXT_SERIES);
     a->text[i] = (text_series){key, others, rs_llm_begin_series(x)};
     a->text_slot[h] = (unsigned)i + 1;
     a->ntext++;
