@@ -312,6 +312,17 @@ static void test_tail_ceiling(void **state) {
     assert_int_equal(rs_pack_meets_slo(&qu, &it, true), tail <= 1 - it.q);
     assert_int_equal(rs_pack_meets_slo(&qu, &it, false), tail <= 1 - it.q);
   }
+  /* an unstable queue: the tail is 1 (an edge value, not the integral) and
+   * no ceiling is offered, whatever the quantile */
+  rs_pack_item it = random_item(&g, 0);
+  for (int k = 0; k < 3; k++) {
+    rs_queue qu = rs_pack_shared_queue(10.0, 1.0 + 0.5 * k, 3.0);
+    assert_true(rs_queue_response_tail(&qu, it.s50_s, it.cs2, it.slo_ms / 1e3) == 1.0);
+    it.q = k == 0 ? 1e-9 : 0.99;
+    assert_true(isinf(rs_pack_tail_ceiling(&qu, &it)));
+    assert_false(rs_pack_meets_slo(&qu, &it, true));
+    assert_false(rs_pack_meets_slo(&qu, &it, false));
+  }
   /* most of the met checks go without the tail; both answers occur */
   assert_true(met > n / 4 && met < n - n / 10);
   assert_true(decided > met / 2);

@@ -192,8 +192,10 @@ static double tail_ceiling(const rs_queue *qu, const item *it) {
   double s = s50 * exp(sigma * zs) * (1 + 1e-9), d = t - s;
   if (!(d > 0))
     return INFINITY;
+  /* 1 also stands for an unstable queue, whose tail is that edge value,
+   * not the sum: no ceiling then */
   double wait = rs_queue_response_tail(qu, d * 1e-9, 0.0, d);
-  if (!(wait >= 0) || !(wait <= 1))
+  if (!(wait >= 0) || !(wait < 1))
     return INFINITY;
   double zp = fmax(zs, 0.0);
   double ceil = above + span * phi0 * exp(-zp * zp / 2) + span * phi0 * wait;
