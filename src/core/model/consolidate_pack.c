@@ -204,11 +204,12 @@ static double tail_ceiling(const rs_queue *qu, const item *it) {
 
 double rs_pack_tail_ceiling(const rs_queue *qu, const item *it) { return tail_ceiling(qu, it); }
 
+bool rs_pack_no_ceiling = false;
+
 /* Whether the endpoint meets its SLO on such a server: P(R > SLO) <= 1 - q,
  * one evaluation of the tail instead of a quantile search; with ceiling,
  * tail_ceiling first, which answers most met checks (the same answer: the
  * tail is at most the ceiling). */
-bool rs_pack_no_ceiling = false;
 
 bool rs_pack_meets_slo(const rs_queue *qu, const item *it, bool ceiling) {
   if (ceiling && !rs_pack_no_ceiling && tail_ceiling(qu, it) <= 1.0 - it->q)
