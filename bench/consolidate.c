@@ -13,21 +13,34 @@
  * With --shapes, each size's packings precede its line (shape, instances,
  * lower bound, endpoints).
  *
+ * With --digest, each size's line ends with a 64-bit FNV-1a hash of the
+ * whole packing (per shape, per instance, each endpoint's row, device and
+ * latency, bit for bit, and the saving): two builds that pack alike print the
+ * same digest.
+ *
+ * With --no-ceiling, every latency check evaluates the response tail
+ * (consolidate_pack.c skips it where a cheaper upper bound answers): the
+ * same packing, the same digest, at the cost before the bound, in the same
+ * binary.
+ *
  * With --distinct, no two rows are alike: copy c of a row has its peak
  * request rate times 1 + 1e-4 c and its SLO times 1 + 1e-6 c (so its
  * latency checks differ too), as a fleet of many different endpoints would
  * be, where repeated rows let one latency check answer for many copies.
  *
  *   consolidate [--sizes 1008,2016,5040,10008] [--repeat 3] [--max-per N] [--shapes]
- *               [--distinct]
+ *               [--distinct] [--digest]
+ *               [--no-ceiling]
  */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "consolidate_pack.h"
 #include "rightsize/audit.h"
 #include "rightsize/pipeline.h"
 
@@ -49,6 +62,34 @@ static double median(double *v, size_t n) {
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ b[i]) * 0x100000001b3u;
+  return h;
+}
+
+/* The digest of --digest: every figure of the packing that the report shows. */
+static uint64_t digest_of(const rs_consolidation *c) {
+  uint64_t h = 0xcbf29ce484222325u;
+  for (size_t q = 0; q < c->npackings; q++) {
+    const rs_packing *pk = &c->packings[q];
+    h = fnv(h, pk->shape->name, strlen(pk->shape->name));
+    h = fnv(h, &pk->ninstances, sizeof(pk->ninstances));
+    for (size_t i = 0; i < pk->ninstances; i++) {
+      const rs_packed_instance *pi = &pk->instances[i];
+      h = fnv(h, &pi->nendpoints, sizeof(pi->nendpoints));
+      for (size_t j = 0; j < pi->nendpoints; j++) {
+        const rs_packed_endpoint *pe = &pi->endpoints[j];
+        h = fnv(h, &pe->row, sizeof(pe->row));
+        h = fnv(h, &pe->device, sizeof(pe->device));
+        h = fnv(h, &pe->latency_ms, sizeof(pe->latency_ms));
+      }
+    }
+  }
+  return fnv(h, &c->savings_month, sizeof(c->savings_month));
+}
+
 static void die(const char *what, const rs_error *err) {
   fprintf(stderr, "consolidate: %s: %s\n", what, err->msg);
   exit(1);
@@ -57,7 +98,7 @@ static void die(const char *what, const rs_error *err) {
 int main(int argc, char **argv) {
   size_t sizes[MAX_SIZES] = {1008, 2016, 5040, 10008}, nsizes = 4;
   unsigned repeat = 3, max_per = 0;
-  bool shapes = false, distinct = false;
+  bool shapes = false, distinct = false, digest = false;
   for (int i = 1; i < argc; i++) {
     if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
       nsizes = 0;
@@ -69,11 +110,15 @@ int main(int argc, char **argv) {
       shapes = true;
     } else if (strcmp(argv[i], "--distinct") == 0) {
       distinct = true;
+    } else if (strcmp(argv[i], "--digest") == 0) {
+      digest = true;
+    } else if (strcmp(argv[i], "--no-ceiling") == 0) {
+      rs_pack_no_ceiling = true;
     } else if (strcmp(argv[i], "--max-per") == 0 && i + 1 < argc) {
       max_per = (unsigned)strtoul(argv[++i], NULL, 10);
     } else {
       fprintf(stderr, "usage: consolidate [--sizes N,N,...] [--repeat K] [--max-per N] [--shapes] "
-                      "[--distinct]\n");
+                      "[--distinct] [--digest] [--no-ceiling]\n");
       return 2;
     }
   }
@@ -97,8 +142,8 @@ int main(int argc, char **argv) {
     die(dir, &err);
   if (rs_audit_run(&fleet, files, nfiles, &o, &err) != RS_OK)
     die("audit", &err);
-  printf("%8s %10s %10s %9s %7s %7s %8s %12s %6s\n", "N", "cpu_s", "wall_s", "instances", "bound",
-         "gap", "packed", "saves_$/mo", "exp");
+  printf("%8s %10s %10s %9s %7s %7s %8s %12s %6s%s\n", "N", "cpu_s", "wall_s", "instances", "bound",
+         "gap", "packed", "saves_$/mo", "exp", digest ? " digest" : "");
   double prev_t = NAN, prev_n = NAN;
   for (size_t z = 0; z < nsizes; z++) {
     size_t n = sizes[z];
@@ -132,6 +177,7 @@ int main(int argc, char **argv) {
     unsigned k = repeat < 64 ? repeat : 64;
     size_t instances = 0, bound = 0, packed = 0;
     double saved = 0;
+    uint64_t dg = 0;
     for (unsigned r = 0; r < k; r++) {
       rs_arena run_s, *run = &run_s;
       rs_arena_init(run, 0);
@@ -144,6 +190,7 @@ int main(int argc, char **argv) {
       bound = a.consolidation->lower_bound;
       packed = a.consolidation->packed;
       saved = a.consolidation->savings_month;
+      dg = digest_of(a.consolidation);
       rs_arena_release(run);
     }
     if (shapes)
@@ -157,8 +204,11 @@ int main(int argc, char **argv) {
       }
     double t = median(cpu, k), w = median(wall, k);
     double ex = isnan(prev_t) ? NAN : log(t / prev_t) / log((double)n / prev_n);
-    printf("%8zu %10.3f %10.3f %9zu %7zu %6.1f%% %8zu %12.2f %6.2f\n", n, t, w, instances, bound,
+    printf("%8zu %10.3f %10.3f %9zu %7zu %6.1f%% %8zu %12.2f %6.2f", n, t, w, instances, bound,
            bound ? 100.0 * ((double)instances / (double)bound - 1) : 0.0, packed, saved, ex);
+    if (digest)
+      printf(" %016llx", (unsigned long long)dg);
+    printf("\n");
     fflush(stdout);
     prev_t = t;
     prev_n = (double)n;

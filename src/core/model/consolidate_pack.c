@@ -129,7 +129,7 @@ static rs_pack_memo_slot *memo_slot(rs_pack_memo *m, double lambda, double h1, d
 
 /* One FCFS server carrying these sums: the mix of the endpoints' hold times
  * as one M/G/1 queue (Allen-Cunneen mean, the hold mix's own cs2). */
-static rs_queue shared_queue(double lambda, double h1, double h2) {
+rs_queue rs_pack_shared_queue(double lambda, double h1, double h2) {
   double mean = h1 / lambda, second = h2 / lambda;
   rs_queue qu = {1, lambda, mean, 1.0, fmax(second / (mean * mean) - 1.0, 0.0)};
   return qu;
@@ -143,7 +143,7 @@ static double latency_ms(double lambda, double h1, double h2, const item *it, rs
   rs_pack_memo_slot *sl = memo_slot(memo, lambda, h1, h2, it);
   if (sl != NULL && (sl->state & MEMO_LATENCY))
     return sl->latency_ms;
-  rs_queue qu = shared_queue(lambda, h1, h2);
+  rs_queue qu = rs_pack_shared_queue(lambda, h1, h2);
   double r = rs_queue_response_quantile(&qu, it->s50_s, it->cs2, it->q);
   r = isnan(r) ? it->service_q_ms + rs_queue_wait_quantile(&qu, it->q) * 1e3 : r * 1e3;
   if (sl != NULL) {
@@ -153,22 +153,80 @@ static double latency_ms(double lambda, double h1, double h2, const item *it, rs
   return r;
 }
 
+/* The grid of queue.c's response tail (response_tail_n): nodes from
+ * z = -ZLO to top = min(z(t), ZTOP) under z = top - span v^3, Simpson's
+ * weights. tail_ceiling bounds that sum and test_consolidate checks it
+ * against rs_queue_response_tail on random queues, so a change of grid there
+ * shows as a failing test, not as a changed decision. */
+#define ZLO 6.5
+#define ZTOP 6.5
+#define CEIL_REL 1e-6  /* slack for the rounding of the tail's terms (about 1e-13 of each) */
+#define CEIL_ABS 1e-12 /* ... and for the absolute error of 1 - P in its gamma series */
+
+/* An upper bound on rs_queue_response_tail(qu, s50, cs2, slo) as computed,
+ * at the cost of one wait tail instead of forty (INFINITY where none is
+ * found). That tail is P(S > t) plus p_wait h/3/sqrt(2 pi) times the sum over
+ * nodes z_i <= top of wt_i 3 span v_i^2 e^(-z_i^2/2) Q(a, x_i), with x_i
+ * growing as z_i falls (x_i = (t - s50 e^(sigma z_i)) a / mean). Simpson's
+ * rule integrates 3 span v^2 exactly, so the weights h/3 wt_i 3 span v_i^2
+ * sum to span, and e^(-z^2/2) / sqrt(2 pi) <= phi(max(z*, 0)) above any z*.
+ * Split at z*: the nodes above it take Q <= 1 and p_wait <= 1; those at or
+ * below it take p_wait Q(a, x_i) <= p_wait Q(a, x*) = P(W > t - s*), s* =
+ * s50 e^(sigma z*), and phi <= phi(0):
+ *   tail <= P(S > t) + span phi(max(z*, 0)) + span phi(0) P(W > t - s*).
+ * z* puts the second term at a quarter of the budget 1 - q. P(W > d) is
+ * rs_queue_response_tail with a point service time (s_cs2 = 0: no
+ * integral, the wait's tail at t - s50), taken a little short of t - s*
+ * (the tail grows as d falls). */
+static double tail_ceiling(const rs_queue *qu, const item *it) {
+  double t = it->slo_ms / 1e3, s50 = it->s50_s, budget = 1.0 - it->q;
+  double sigma = sqrt(log1p(it->cs2));
+  if (!(sigma > 0) || !isfinite(sigma) || !(s50 > 0) || !isfinite(s50) || !(t > 0) ||
+      !isfinite(t) || !(budget > 0))
+    return INFINITY;
+  double zt = log(t / s50) / sigma, top = fmin(zt, ZTOP), span = fmax(top + ZLO, 0.0);
+  double above = 0.5 * erfc(zt / sqrt(2.0));
+  const double phi0 = 0.3989422804014327; /* 1 / sqrt(2 pi) */
+  double g = 4 * span * phi0 / budget, zs = g > 1 ? sqrt(2 * log(g)) : 0.0;
+  zs = fmin(zs, top);
+  double s = s50 * exp(sigma * zs) * (1 + 1e-9), d = t - s;
+  if (!(d > 0))
+    return INFINITY;
+  /* 1 also stands for an unstable queue, whose tail is that edge value,
+   * not the sum: no ceiling then */
+  double wait = rs_queue_response_tail(qu, d * 1e-9, 0.0, d);
+  if (!(wait >= 0) || !(wait < 1))
+    return INFINITY;
+  double zp = fmax(zs, 0.0);
+  double ceil = above + span * phi0 * exp(-zp * zp / 2) + span * phi0 * wait;
+  return ceil * (1 + CEIL_REL) + CEIL_ABS;
+}
+
+double rs_pack_tail_ceiling(const rs_queue *qu, const item *it) { return tail_ceiling(qu, it); }
+
+bool rs_pack_no_ceiling = false;
+
 /* Whether the endpoint meets its SLO on such a server: P(R > SLO) <= 1 - q,
- * one evaluation of the tail instead of a quantile search. */
-static bool meets_slo(const rs_queue *qu, const item *it) {
+ * one evaluation of the tail instead of a quantile search; with ceiling,
+ * tail_ceiling first, which answers most met checks (the same answer: the
+ * tail is at most the ceiling). */
+
+bool rs_pack_meets_slo(const rs_queue *qu, const item *it, bool ceiling) {
+  if (ceiling && !rs_pack_no_ceiling && tail_ceiling(qu, it) <= 1.0 - it->q)
+    return true;
   double tail = rs_queue_response_tail(qu, it->s50_s, it->cs2, it->slo_ms / 1e3);
   if (isnan(tail)) /* no service latency to combine: the wait alone, as before */
     return it->service_q_ms + rs_queue_wait_quantile(qu, it->q) * 1e3 <= it->slo_ms;
   return tail <= 1.0 - it->q;
 }
 
-/* meets_slo, answered by the memo when it holds the check. */
+/* rs_pack_meets_slo, answered by the memo when it holds the check. */
 static bool meets_slo_memo(rs_pack_memo *memo, const rs_queue *qu, double lambda, double h1,
                            double h2, const item *it) {
   rs_pack_memo_slot *sl = memo_slot(memo, lambda, h1, h2, it);
   if (sl != NULL && (sl->state & MEMO_SLO))
     return (sl->state & MEMO_OK) != 0;
-  bool ok = meets_slo(qu, it);
+  bool ok = rs_pack_meets_slo(qu, it, true);
   if (sl != NULL)
     sl->state |= MEMO_SLO | (ok ? MEMO_OK : 0);
   return ok;
@@ -177,7 +235,9 @@ static bool meets_slo_memo(rs_pack_memo *memo, const rs_queue *qu, double lambda
 /* Would the device meet every constraint of every endpoint with it added?
  * The SLO check of an endpoint depends on the shared queue and on its own
  * latency figures alone, so endpoints of one kind (the same figures) are
- * checked once: the device keeps one of each kind. */
+ * checked once: the device keeps one of each kind. The new endpoint is
+ * checked first (the one that fails most often; the answer, all of them met,
+ * is the same in any order), then each kind on the device but its own. */
 bool rs_pack_device_fits(const device *dv, const item *items, const size_t *next_kind,
                          const item *it, double dev_mem, double max_util, rs_pack_memo *memo) {
   if (dv->n >= PER_DEVICE || dv->mem + it->mem > dev_mem ||
@@ -185,19 +245,20 @@ bool rs_pack_device_fits(const device *dv, const item *items, const size_t *next
     return false;
   double lambda = dv->lambda + it->lambda, h1 = dv->h1 + it->lambda * it->hold;
   double h2 = dv->h2 + it->lambda * it->hold * it->hold * (1.0 + it->cs2);
-  bool queue = lambda > 0 && h1 > 0; /* else no wait: the service latency alone */
-  rs_queue qu = queue ? shared_queue(lambda, h1, h2) : (rs_queue){1, 0, 1, 1, 1};
-  bool seen = false; /* its kind is on the device already */
-  for (size_t j = dv->n ? dv->first_kind : NONE;; j = next_kind[j]) {
-    const item *e = j != NONE ? &items[j] : it;
-    if (j == NONE && seen)
-      break;
-    seen = seen || (j != NONE && e->kind == it->kind);
-    if (queue ? !meets_slo_memo(memo, &qu, lambda, h1, h2, e) : !(e->service_q_ms <= e->slo_ms))
+  if (!(lambda > 0 && h1 > 0)) { /* no wait: the service latency alone */
+    if (!(it->service_q_ms <= it->slo_ms))
       return false;
-    if (j == NONE)
-      break;
+    for (size_t j = dv->n ? dv->first_kind : NONE; j != NONE; j = next_kind[j])
+      if (!(items[j].service_q_ms <= items[j].slo_ms))
+        return false;
+    return true;
   }
+  rs_queue qu = rs_pack_shared_queue(lambda, h1, h2);
+  if (!meets_slo_memo(memo, &qu, lambda, h1, h2, it))
+    return false;
+  for (size_t j = dv->n ? dv->first_kind : NONE; j != NONE; j = next_kind[j])
+    if (items[j].kind != it->kind && !meets_slo_memo(memo, &qu, lambda, h1, h2, &items[j]))
+      return false;
   return true;
 }
 
@@ -208,7 +269,7 @@ static bool fits_alone(const item *it, const shape_caps *k) {
          it->host_cpu <= k->max_util * k->vcpus && it->host_mem <= k->host;
 }
 
-static void device_add(device *dv, size_t *next, size_t *next_kind, const item *items, size_t i) {
+void rs_pack_device_add(device *dv, size_t *next, size_t *next_kind, const item *items, size_t i) {
   const item *it = &items[i];
   size_t j = dv->n ? dv->first_kind : NONE;
   while (j != NONE && items[j].kind != it->kind)
@@ -340,7 +401,7 @@ bool rs_pack_host_takes(const plan *pl, size_t inst, const item *it) {
 
 void rs_pack_place(plan *pl, size_t d, size_t i) {
   size_t inst = d / pl->caps.per_instance;
-  device_add(&pl->devices[d], pl->next, pl->next_kind, pl->items, i);
+  rs_pack_device_add(&pl->devices[d], pl->next, pl->next_kind, pl->items, i);
   pl->devices[d].rejects = 0;
   pl->inst_cpu[inst] += pl->items[i].host_cpu;
   pl->inst_mem[inst] += pl->items[i].host_mem;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "queue.h"
 #include "rightsize/audit.h"
 
 #define PER_DEVICE 64 /* endpoints one device may take */
@@ -106,6 +107,24 @@ bool rs_pack_host_takes(const rs_pack_plan *pl, size_t inst, const rs_pack_item 
 bool rs_pack_device_fits(const rs_pack_device *dv, const rs_pack_item *items,
                          const size_t *next_kind, const rs_pack_item *it, double dev_mem,
                          double max_util, rs_pack_memo *memo);
+/* One FCFS server carrying these sums (lambda, lambda x hold, lambda x
+ * E[hold^2]): the mix of the endpoints' hold times as one M/G/1 queue. */
+rs_queue rs_pack_shared_queue(double lambda, double h1, double h2);
+/* Whether the endpoint meets its SLO behind the queue: P(R > SLO) <= 1 -
+ * q (rs_queue_response_tail). With ceiling, an upper bound on that tail at
+ * the cost of one wait tail decides first where it is under 1 - q: the same
+ * answer, cheaper (consolidate_pack.c). */
+bool rs_pack_meets_slo(const rs_queue *qu, const rs_pack_item *it, bool ceiling);
+/* For benchmarks and tests (bench/consolidate.c --no-ceiling): true, every
+ * check evaluates the tail, the packing as it was before the ceiling. */
+extern bool rs_pack_no_ceiling;
+/* That upper bound on rs_queue_response_tail for the endpoint behind qu
+ * (INFINITY where it finds none), for tests. */
+double rs_pack_tail_ceiling(const rs_queue *qu, const rs_pack_item *it);
+/* Puts item i on the device (no check): its lists (next; next_kind when a
+ * new kind on it) and its sums. */
+void rs_pack_device_add(rs_pack_device *dv, size_t *next, size_t *next_kind,
+                        const rs_pack_item *items, size_t i);
 /* Puts item i on device d of the plan (no check). */
 void rs_pack_place(rs_pack_plan *pl, size_t d, size_t i);
 /* Records instance k of the plan as a packed instance, in arena. RS_NOMEM only. */
