@@ -24,6 +24,8 @@ typedef struct rs_stats_options {
   double gap_factor;       /* an interval > gap_factor x typical is a gap; default 3 */
   size_t exact_max_values; /* cap on values kept in exact mode, all metrics together;
                               default RS_STATS_EXACT_MAX_VALUES */
+  bool no_series;          /* skip the time series (rs_endpoint_stats.series stays empty):
+                              for a run that draws no chart; false (the default): kept */
 } rs_stats_options;
 
 /* --exact keeps at most 2^27 values (1 GiB of doubles) in all: RS_LIMIT past it. */

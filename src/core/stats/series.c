@@ -152,7 +152,7 @@ static bool channel_used(const rs_series_acc *a, int ch) {
 
 void rs_series_finish(const rs_series_acc *a, rs_series *out) {
   memset(out, 0, sizeof(*out));
-  if (a->n == 0)
+  if (a == NULL || a->n == 0)
     return;
   out->t0 = (double)a->k0 * a->width;
   out->width_s = a->width;
