@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -668,7 +669,11 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
 rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   double best = -1.0;
   rs_status rc = RS_OK;
-  memset(out, 0, sizeof(*out));
+  /* Everything but the devices and the series, which are written as far
+   * as they are used (rightsize/stats.h). */
+  size_t after = offsetof(rs_endpoint_stats, devices) + sizeof(out->devices);
+  memset(out, 0, offsetof(rs_endpoint_stats, devices));
+  memset((char *)out + after, 0, offsetof(rs_endpoint_stats, series) - after);
   coverage_finish(st, &out->coverage);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++)
     rc = pooled_finish(st, (rs_metric)m, &out->m[m], err);
@@ -679,6 +684,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     if (!st->dev_seen[d] || st->dev[d] == NULL) /* NULL: only after out of memory */
       continue;
     rs_device_stats *ds = &out->devices[out->ndevices++];
+    memset(ds, 0, sizeof(*ds));
     ds->index = d;
     for (int m = 0; m < RS_METRIC_COUNT; m++) {
       if (rs_metric_per_device((rs_metric)m))
