@@ -55,6 +55,10 @@ void rs_arena_release(rs_arena *arena);
  * is owned by the arena. */
 void *rs_arena_alloc(rs_arena *arena, size_t size);
 
+/* rs_arena_alloc without the zeroing, for a block the caller writes (a big
+ * struct most of which the caller's readers never look at). */
+void *rs_arena_alloc_uninit(rs_arena *arena, size_t size);
+
 /* rs_arena_alloc(arena, n * size), except that a product that overflows
  * size_t fails with RS_LIMIT instead of wrapping round to a small block. */
 void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size);

@@ -248,11 +248,15 @@ typedef struct rs_ingest_parts {
   void (*close)(void *part);
 } rs_ingest_parts;
 
-/* The least bytes of rows per part: smaller files are read in one pass. */
+/* The least bytes of rows per part, and the least size of a file to cut:
+ * smaller files are read in one pass. A part's thread, reader and
+ * accumulator cost about 1 to 2 ms of CPU (docs/scale.md, "Start-up"),
+ * more than a second core saves on a file of a few megabytes. */
 #define RS_INGEST_PART_MIN ((uint64_t)1 << 20)
+#define RS_INGEST_SPLIT_MIN ((uint64_t)3 << 20)
 
 /* rs_ingest_file with the rows of a plain native CSV (a regular file, not
- * compressed, at least 2 x RS_INGEST_PART_MIN) cut at line ends into up to
+ * compressed, at least RS_INGEST_SPLIT_MIN and 2 x RS_INGEST_PART_MIN) cut at line ends into up to
  * how->threads parts read at once, appended in file order to how->ctx;
  * every other input, a file whose cut may fall in a quoted field, a series
  * going back in time across a cut (fits false) and every error are read in

@@ -48,6 +48,8 @@ typedef struct rs_pipeline {
   rs_progress *progress; /* bytes read of each sample file; NULL (the default): none */
   unsigned threads;      /* threads reading one native sample file (docs/scale.md); 0 or 1 (the
                             default): one. The output is the same bits for any number */
+  bool charts;           /* the run draws charts (HTML): keep the samples' time series
+                            (rs_endpoint_stats.series); false (the default): not made */
 } rs_pipeline;
 
 /* The threads for --threads N on one sample file: N, or for 0 the number of

@@ -24,6 +24,8 @@ typedef struct rs_stats_options {
   double gap_factor;       /* an interval > gap_factor x typical is a gap; default 3 */
   size_t exact_max_values; /* cap on values kept in exact mode, all metrics together;
                               default RS_STATS_EXACT_MAX_VALUES */
+  bool no_series;          /* skip the time series (rs_endpoint_stats.series stays empty):
+                              for a run that draws no chart; false (the default): kept */
 } rs_stats_options;
 
 /* --exact keeps at most 2^27 values (1 GiB of doubles) in all: RS_LIMIT past it. */
@@ -198,7 +200,10 @@ bool rs_stats_continues(const rs_stats *dst, const rs_stats *part);
 rs_status rs_stats_append(rs_stats *dst, const rs_stats *part, rs_error *err);
 
 /* Computes the summary into *out. The accumulator may still be merged or
- * finished again afterwards. */
+ * finished again afterwards. What no reader looks at is left as it was:
+ * the devices past out->ndevices and the series' buckets past
+ * out->series.nbuckets (a short input's summary touches a few kilobytes
+ * of the struct, not all of its 250 KB). */
 rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err);
 
 #endif

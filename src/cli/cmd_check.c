@@ -139,6 +139,7 @@ static rs_status run(rs_buf *out, rs_arena *arena, const rs_cli_args *args, cons
     st = rs_pipeline_open(&p, arena, &po, err);
   p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
   p.threads = rs_pipeline_threads(o->threads);
+  p.charts = o->format == RS_CHECK_HTML; /* only the HTML report draws the series */
   rs_check_request req = {&set, o->instance, o->replicas, args->args, args->nargs};
   if (st == RS_OK)
     st = rs_pipeline_check(rep, arena, &p, &req, err);

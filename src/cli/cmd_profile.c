@@ -67,6 +67,7 @@ static int run_profile(const rs_cli_args *args) {
   rs_cli_progress_init(&progress, &args->common);
   so.progress = &progress;
   so.threads = rs_pipeline_threads(so.threads);
+  so.stats.no_series = true; /* neither format draws the time series */
   rs_arena_init(&arena, 0);
   rs_buf_init(&out, 0);
   st = rs_pipeline_summarize(&sum, &arena, args->args, args->nargs, &so, &err);

@@ -71,6 +71,7 @@ static rs_status recommend(rs_buf *out, rs_arena *arena, const rs_cli_args *args
   rs_status st = rs_pipeline_open(&p, arena, &po, err);
   p.progress = progress.fp ? &progress : NULL; /* off: the path without progress */
   p.threads = rs_pipeline_threads(o->threads);
+  p.charts = o->format == FMT_HTML; /* only the HTML report draws the series */
   if (st == RS_OK)
     st = rs_pipeline_fit(res, arena, &p, path, err);
   if (st == RS_OK && (st = write_report(out, o, *res)) != RS_OK)

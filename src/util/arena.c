@@ -66,7 +66,7 @@ static void *fail(rs_arena *arena, rs_status why) {
 }
 
 /* Finds need bytes in a block, taking a new block when the head is full. */
-static void *bump(rs_arena *arena, size_t need) {
+static void *bump(rs_arena *arena, size_t need, bool zero) {
 #ifdef RS_ARENA_DEBUG
   rs_arena_block *b = block_new(arena, need);
   if (b == NULL)
@@ -95,18 +95,23 @@ static void *bump(rs_arena *arena, size_t need) {
   void *p = b->data + b->off;
   b->off += need;
   arena->used += need;
-  memset(p, 0, need);
+  if (zero)
+    memset(p, 0, need);
   return p;
 }
 
-void *rs_arena_alloc(rs_arena *arena, size_t size) {
+static void *alloc(rs_arena *arena, size_t size, bool zero) {
   size_t need = (size + ALIGN - 1) & ~(ALIGN - 1);
   if (size == 0)
     need = ALIGN;
   if (need < size || need > arena->cap - arena->used)
     return fail(arena, RS_LIMIT);
-  return bump(arena, need);
+  return bump(arena, need, zero);
 }
+
+void *rs_arena_alloc(rs_arena *arena, size_t size) { return alloc(arena, size, true); }
+
+void *rs_arena_alloc_uninit(rs_arena *arena, size_t size) { return alloc(arena, size, false); }
 
 void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size) {
   size_t total;

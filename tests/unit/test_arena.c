@@ -141,6 +141,25 @@ static void test_cap_is_limit(void **state) {
   rs_arena_release(&a);
 }
 
+/* The unzeroed allocation counts against the cap like the other, is
+ * aligned, and leaves the zeroed ones zeroed after it. */
+static void test_alloc_uninit(void **state) {
+  (void)state;
+  rs_arena a;
+  rs_arena_init(&a, 4096);
+  unsigned char *p = rs_arena_alloc_uninit(&a, 1000);
+  assert_non_null(p);
+  assert_int_equal((uintptr_t)p % sizeof(void *), 0);
+  memset(p, 0xab, 1000);
+  unsigned char *q = rs_arena_alloc(&a, 100);
+  assert_non_null(q);
+  for (size_t i = 0; i < 100; i++)
+    assert_int_equal(q[i], 0);
+  assert_null(rs_arena_alloc_uninit(&a, 4000));
+  assert_int_equal(rs_arena_status(&a), RS_LIMIT);
+  rs_arena_release(&a);
+}
+
 static void test_malloc_failure_is_nomem(void **state) {
   (void)state;
   budget b = {.allow = 1};
@@ -249,6 +268,7 @@ int main(void) {
       cmocka_unit_test(test_alloc_array),
       cmocka_unit_test(test_dup_array),
       cmocka_unit_test(test_cap_is_limit),
+      cmocka_unit_test(test_alloc_uninit),
       cmocka_unit_test(test_malloc_failure_is_nomem),
       cmocka_unit_test(test_printf),
       cmocka_unit_test(test_buf_status),

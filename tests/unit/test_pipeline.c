@@ -120,6 +120,28 @@ static void test_fit(void **state) {
   assert_null(r);
 }
 
+/* The time series is made only for a run that draws charts
+ * (rs_pipeline.charts); the rest of the summary and the fit are the same. */
+static void test_fit_charts(void **state) {
+  rs_pipeline p = open_fixture(*state, RS_BASIS_ONDEMAND, NULL);
+  rs_fit_result *plain, *charted;
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_pipeline_fit(&plain, *state, &p, RESNET, &err), RS_OK);
+  p.charts = true;
+  assert_int_equal(rs_pipeline_fit(&charted, *state, &p, RESNET, &err), RS_OK);
+  const rs_endpoint_stats *a = &plain->summary->stats, *b = &charted->summary->stats;
+  assert_int_equal(a->series.nbuckets, 0);
+  assert_true(a->series.width_s == 0.0);
+  assert_true(b->series.nbuckets > 0);
+  assert_int_equal(b->series.ndevices, 4);
+  assert_memory_equal(&a->coverage, &b->coverage, sizeof(a->coverage));
+  assert_memory_equal(a->m, b->m, sizeof(a->m));
+  assert_int_equal(plain->nfitting, charted->nfitting);
+  assert_true(plain->fitting[0].usd_per_month == charted->fitting[0].usd_per_month);
+  assert_ptr_equal(plain->fitting[0].inst, charted->fitting[0].inst);
+}
+
 static void test_fit_same_as_steps(void **state) {
   rs_pipeline p = open_fixture(*state, RS_BASIS_ONDEMAND, NULL);
   rs_profile *profile;
@@ -247,6 +269,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_open_errors, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_summarize, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_fit_charts, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_fit_same_as_steps, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_check_verdict, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_check_proposed, setup_arena, teardown_arena),

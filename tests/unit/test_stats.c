@@ -733,6 +733,60 @@ static void test_sink(void **state) {
   rs_stats_free(st);
 }
 
+/* no_series (a run that draws no chart) leaves the time series empty and
+ * every other figure the same bits, read in one pass or in two merged
+ * accumulators; a charted metric is what makes a series at all. */
+static void test_no_series(void **state) {
+  (void)state;
+  static rs_endpoint_stats with, without, merged, merged_with;
+  rs_stats_options off = {.no_series = true};
+  rs_stats *a = make(NULL), *b = make(&off), *c = make(&off), *d = make(NULL);
+  rs_stats *c2 = make(NULL), *d2 = make(NULL);
+  rng r = {7};
+  for (int i = 0; i < 4000; i++) {
+    rs_sample s = row(T0 + 60.0 * (double)(i / 2), i % 2, (size_t)i + 2);
+    put(&s, RS_METRIC_GPU_UTIL, 100.0 * rng_uniform(&r));
+    put(&s, RS_METRIC_GPU_MEM_USED, (1.0 + 15.0 * rng_uniform(&r)) * GIB);
+    put(&s, RS_METRIC_REQUEST_RATE, 50.0 * rng_uniform(&r));
+    put(&s, RS_METRIC_LATENCY_P99, 5.0 + 50.0 * rng_uniform(&r));
+    add_ok(a, &s);
+    add_ok(b, &s);
+    add_ok(i < 2000 ? c : d, &s);
+    add_ok(i < 2000 ? c2 : d2, &s);
+  }
+  rs_error err;
+  rs_error_clear(&err);
+  assert_int_equal(rs_stats_merge(c, d, &err), RS_OK); /* d's series: not kept in c */
+  assert_int_equal(rs_stats_merge(c2, d2, &err), RS_OK);
+  finish_ok(a, &with);
+  finish_ok(b, &without);
+  finish_ok(c, &merged);
+  finish_ok(c2, &merged_with);
+  assert_true(merged_with.series.nbuckets > 0);
+  assert_true(with.series.nbuckets > 0);
+  assert_int_equal(with.series.ndevices, 2);
+  assert_int_equal(without.series.nbuckets, 0);
+  assert_true(without.series.width_s == 0.0);
+  assert_int_equal(merged.series.nbuckets, 0);
+  assert_memory_equal(&with, &without, offsetof(rs_endpoint_stats, series));
+  assert_memory_equal(&merged_with, &merged, offsetof(rs_endpoint_stats, series));
+  /* rows without a charted metric make no series, with or without the option */
+  rs_stats *e = make(NULL);
+  rs_sample s = row(T0, 0, 2);
+  put(&s, RS_METRIC_CPU_UTIL, 12.0);
+  add_ok(e, &s);
+  finish_ok(e, &with);
+  assert_int_equal(with.series.nbuckets, 0);
+  assert_true(with.series.width_s == 0.0);
+  rs_stats_free(a);
+  rs_stats_free(b);
+  rs_stats_free(c);
+  rs_stats_free(d);
+  rs_stats_free(c2);
+  rs_stats_free(d2);
+  rs_stats_free(e);
+}
+
 /* A million rows hold no more memory than a hundred thousand did (by then
  * every sketch, including the ~30 load buckets' latency sketches, has met
  * its range). */
@@ -790,6 +844,7 @@ int main(void) {
       cmocka_unit_test(test_merge_exact_cap),
       cmocka_unit_test(test_sink),
       cmocka_unit_test(test_memory_flat),
+      cmocka_unit_test(test_no_series),
       cmocka_unit_test(test_request_events),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,6 @@
 /* One native CSV on several threads (docs/scale.md, "Reading a native CSV
  * on several cores"). A plain file (not standard input, not compressed) of
- * at least two parts of RS_INGEST_PART_MIN is cut at line ends after its
+ * at least RS_INGEST_SPLIT_MIN and two parts of RS_INGEST_PART_MIN is cut at line ends after its
  * header into one byte range per thread; each thread reads its range with
  * ingest.c's row loop (rs_ingest_csv_rows) into an accumulator of its own,
  * and the accumulators are appended in file order, the first to the
@@ -122,13 +122,14 @@ static bool make_plan(plan *pl, const char *path, const rs_ingest_options *opts,
     return false;
   /* Only a regular file, looked at before it is opened: opening a FIFO
    * would wait for a writer. */
-  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode))
-    return false;
+  if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < RS_INGEST_SPLIT_MIN)
+    return false; /* a small file is not opened twice */
   pl->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (pl->fd < 0)
     return false;
   if (fstat(pl->fd, &sb) != 0 || !S_ISREG(sb.st_mode) ||
-      (uint64_t)sb.st_size < 2 * RS_INGEST_PART_MIN || !read_header(pl, path, opts, &body))
+      (uint64_t)sb.st_size < 2 * RS_INGEST_PART_MIN || (uint64_t)sb.st_size < RS_INGEST_SPLIT_MIN ||
+      !read_header(pl, path, opts, &body))
     return false;
   pl->size = (uint64_t)sb.st_size;
   uint64_t rows = pl->size - body, n = rows / RS_INGEST_PART_MIN;

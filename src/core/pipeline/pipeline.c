@@ -50,7 +50,9 @@ rs_status rs_pipeline_summarize(rs_summary **out, rs_arena *arena, const char *c
 rs_status rs_pipeline_fit_profile(rs_fit_result **out, rs_arena *arena, const rs_pipeline *p,
                                   const rs_profile *profile, rs_error *err) {
   rs_summary *sum;
-  rs_summary_options so = {.progress = p->progress, .threads = p->threads}; /* else defaults */
+  rs_summary_options so = {.progress = p->progress,
+                           .threads = p->threads,
+                           .stats = {.no_series = !p->charts}}; /* else defaults */
   *out = NULL;
   rs_status st = rs_summary_from_profile(&sum, arena, profile, &so, err);
   if (st == RS_OK)

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -228,9 +229,14 @@ static void warn_inputs(rs_summary *sum, rs_arena *arena) {
 }
 
 static rs_status summary_alloc(rs_summary **out, rs_arena *arena, size_t ninputs, rs_error *err) {
-  rs_summary *sum = rs_arena_alloc(arena, sizeof(*sum));
+  /* Not zeroed: rs_stats_finish writes the statistics, which are most of
+   * the struct and mostly never touched (rightsize/stats.h). */
+  rs_summary *sum = rs_arena_alloc_uninit(arena, sizeof(*sum));
   if (sum == NULL)
     return nomem(arena, err);
+  size_t tail = offsetof(rs_summary, stats) + sizeof(sum->stats);
+  memset(sum, 0, offsetof(rs_summary, stats));
+  memset((char *)sum + tail, 0, sizeof(*sum) - tail);
   sum->inputs = rs_arena_alloc_array(arena, ninputs ? ninputs : 1, sizeof(*sum->inputs));
   sum->warnings = rs_arena_alloc_array(arena, MAX_WARNINGS, sizeof(*sum->warnings));
   if (sum->inputs == NULL || sum->warnings == NULL)

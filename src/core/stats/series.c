@@ -6,6 +6,7 @@
 #include "series.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -151,8 +152,11 @@ static bool channel_used(const rs_series_acc *a, int ch) {
 }
 
 void rs_series_finish(const rs_series_acc *a, rs_series *out) {
-  memset(out, 0, sizeof(*out));
-  if (a->n == 0)
+  /* The buckets past nbuckets and the devices past ndevices are left as
+   * they were: no reader looks at them, and a short input's series is a
+   * small part of the struct. */
+  memset(out, 0, offsetof(rs_series, util));
+  if (a == NULL || a->n == 0)
     return;
   out->t0 = (double)a->k0 * a->width;
   out->width_s = a->width;

@@ -77,7 +77,7 @@ static inline void rs_series_add_fast(rs_series_acc *a, double t, int ch, double
 /* Adds src's buckets into dst (coarsening either to a common width). */
 void rs_series_merge(rs_series_acc *dst, const rs_series_acc *src);
 
-/* The buckets into *out. */
+/* The buckets into *out; a NULL a is an empty series. */
 void rs_series_finish(const rs_series_acc *a, rs_series *out);
 
 #endif

@@ -75,18 +75,48 @@ static uint64_t double_bits(double d) {
   return b;
 }
 
+/* A bracket of T(i) galloping out from the double g one ulp, then 2, 4,
+ * ...: index(*lo) < i <= index(*hi). exp's guess is within a few ulps of
+ * T(i), so this takes a handful of log() calls where a bisection over a
+ * fixed window took two dozen (a one-shot run builds a few hundred edges).
+ * false when the steps run away (never for a finite guess in range). */
+static bool sketch_bracket(int32_t i, uint64_t g, uint64_t *lo, uint64_t *hi) {
+  const uint64_t top = double_bits(DBL_MAX);
+  uint64_t step = 1;
+  if (sketch_index_libm(bits_double(g)) >= i) {
+    for (*hi = g; step < (UINT64_C(1) << 40) && *hi > step; step *= 2) {
+      *lo = *hi - step;
+      if (sketch_index_libm(bits_double(*lo)) < i)
+        return true;
+      *hi = *lo;
+    }
+    return false;
+  }
+  for (*lo = g; step < (UINT64_C(1) << 40) && top - *lo > step; step *= 2) {
+    *hi = *lo + step;
+    if (sketch_index_libm(bits_double(*hi)) >= i)
+      return true;
+    *lo = *hi;
+  }
+  return false;
+}
+
 /* The least positive double whose reference index is >= i (bisection over
  * the bits of positive doubles, which order as integers); INFINITY past
  * DBL_MAX. */
 static double sketch_threshold(int32_t i) {
   double guess = exp(((double)i - 1.0) / SKETCH_INV_LOG_GAMMA);
-  uint64_t lo = double_bits(guess * (1.0 - 1e-9)), hi = double_bits(guess * (1.0 + 1e-9));
-  if (!isfinite(guess) || sketch_index_libm(bits_double(lo)) >= i)
-    lo = 1; /* the smallest subnormal: its index is far below any i here */
-  if (!isfinite(bits_double(hi)) || sketch_index_libm(bits_double(hi)) < i) {
-    hi = double_bits(DBL_MAX);
-    if (sketch_index_libm(DBL_MAX) < i)
-      return INFINITY;
+  uint64_t lo, hi;
+  if (!(isfinite(guess) && guess > 0.0 && sketch_bracket(i, double_bits(guess), &lo, &hi))) {
+    lo = double_bits(guess * (1.0 - 1e-9));
+    hi = double_bits(guess * (1.0 + 1e-9));
+    if (!isfinite(guess) || sketch_index_libm(bits_double(lo)) >= i)
+      lo = 1; /* the smallest subnormal: its index is far below any i here */
+    if (!isfinite(bits_double(hi)) || sketch_index_libm(bits_double(hi)) < i) {
+      hi = double_bits(DBL_MAX);
+      if (sketch_index_libm(DBL_MAX) < i)
+        return INFINITY;
+    }
   }
   while (hi - lo > 1) { /* index(lo) < i <= index(hi) */
     uint64_t mid = lo + (hi - lo) / 2;

@@ -2,6 +2,7 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,9 +70,11 @@ struct rs_stats {
   double first, last;
   double grid_first, grid_last; /* the same over rows on the sampling grid (not request events) */
   rs_sketch intervals;
-  rs_load_acc load;       /* latency by load bucket */
-  rs_series_acc timeline; /* over time, for charts */
-  size_t exact_left;      /* --exact: values the accumulators may still allocate */
+  rs_load_acc load; /* latency by load bucket */
+  /* Over time, for charts: allocated at the first charted row (it is most
+   * of the accumulator's size), never with o.no_series. */
+  rs_series_acc *timeline;
+  size_t exact_left; /* --exact: values the accumulators may still allocate */
   /* A part of a file (rs_stats_begin_part): the first row of each series
    * here, which rs_stats_append compares with the rows before the part. */
   bool part;
@@ -115,7 +118,6 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   window_init(&st->host_mem);
   rs_sketch_init(&st->intervals);
   rs_load_init(&st->load);
-  rs_series_init(&st->timeline);
   st->first = INFINITY;
   st->last = -INFINITY;
   st->grid_first = INFINITY;
@@ -139,6 +141,7 @@ void rs_stats_free(rs_stats *st) {
   rs_sketch_release(&st->host_mem.peaks);
   rs_sketch_release(&st->intervals);
   rs_load_release(&st->load);
+  free(st->timeline);
   free(st);
 }
 
@@ -325,21 +328,31 @@ static const uint32_t charted_set =
     (1u << RS_METRIC_REQUEST_RATE) | (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED);
 static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_METRIC_HOST_MEM_USED);
 
+/* st's time series, created empty on first use; NULL when out of memory. */
+static rs_series_acc *timeline(rs_stats *st) {
+  if (st->timeline == NULL && (st->timeline = calloc(1, sizeof(*st->timeline))) != NULL)
+    rs_series_init(st->timeline); /* calloc'd: the cells are zero */
+  return st->timeline;
+}
+
 /* The row's charted metrics into their time bucket, found once per row
  * (every channel of a row shares its time). */
-static void series_row(rs_stats *st, const rs_sample *s, int slot) {
-  rs_series_acc *a = &st->timeline;
-  if (!isfinite(s->t))
-    return;
+static rs_status series_row(rs_stats *st, const rs_sample *s, int slot) {
+  rs_series_acc *a = st->timeline;
+  if (st->o.no_series || !isfinite(s->t))
+    return RS_OK;
+  if (a == NULL && (a = timeline(st)) == NULL)
+    return RS_NOMEM;
   rs_series_locate(a, s->t);
   if (s->present & (1u << RS_METRIC_REQUEST_RATE))
     rs_series_memo_add(a, RS_SERIES_RATE, s->v[RS_METRIC_REQUEST_RATE]);
   if (slot >= RS_SERIES_DEVICES)
-    return;
+    return RS_OK;
   if (s->present & (1u << RS_METRIC_GPU_UTIL))
     rs_series_memo_add(a, slot, s->v[RS_METRIC_GPU_UTIL]);
   if (s->present & (1u << RS_METRIC_GPU_MEM_USED))
     rs_series_memo_add(a, RS_SERIES_DEVICES + slot, s->v[RS_METRIC_GPU_MEM_USED]);
+  return RS_OK;
 }
 
 /* The row's memory metrics into their windows. */
@@ -400,8 +413,8 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     st->grid_last = s->t;
   if (s->present & per_device_set)
     st->dev_seen[slot] = true;
-  if (s->present & charted_set)
-    series_row(st, s, slot);
+  if ((s->present & charted_set) && series_row(st, s, slot) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if ((rc = values_row(st, s, slot, err)) != RS_OK)
     return rc;
   if ((s->present & window_set) && windows_row(st, s, slot) != RS_OK)
@@ -656,7 +669,11 @@ static rs_status pooled_finish(rs_stats *st, rs_metric m, rs_metric_stats *out, 
 rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   double best = -1.0;
   rs_status rc = RS_OK;
-  memset(out, 0, sizeof(*out));
+  /* Everything but the devices and the series, which are written as far
+   * as they are used (rightsize/stats.h). */
+  size_t after = offsetof(rs_endpoint_stats, devices) + sizeof(out->devices);
+  memset(out, 0, offsetof(rs_endpoint_stats, devices));
+  memset((char *)out + after, 0, offsetof(rs_endpoint_stats, series) - after);
   coverage_finish(st, &out->coverage);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++)
     rc = pooled_finish(st, (rs_metric)m, &out->m[m], err);
@@ -667,6 +684,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     if (!st->dev_seen[d] || st->dev[d] == NULL) /* NULL: only after out of memory */
       continue;
     rs_device_stats *ds = &out->devices[out->ndevices++];
+    memset(ds, 0, sizeof(*ds));
     ds->index = d;
     for (int m = 0; m < RS_METRIC_COUNT; m++) {
       if (rs_metric_per_device((rs_metric)m))
@@ -694,7 +712,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
   pair_finish(&st->host_load[3], &out->tpot_vs_rate);
   rs_load_finish(&st->load, &out->load);
-  rs_series_finish(&st->timeline, &out->series);
+  rs_series_finish(st->timeline, &out->series);
   return RS_OK;
 }
 
@@ -770,7 +788,8 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
     rc = rs_sketch_merge(&dst->intervals, &src->intervals);
   if (rc == RS_OK)
     rc = rs_load_merge(&dst->load, &src->load);
-  rs_series_merge(&dst->timeline, &src->timeline);
+  if (src->timeline != NULL && src->timeline->n > 0 && !dst->o.no_series && timeline(dst) != NULL)
+    rs_series_merge(dst->timeline, src->timeline); /* out of memory: the chart loses it */
   if (rc != RS_OK)
     return rs_error_set(err, RS_NOMEM, NULL, 0, 0, "out of memory merging statistics");
   dst->rows += src->rows;
