@@ -348,8 +348,9 @@ static void pairs_unlink(rs_stats *st, uint64_t dev, uint32_t host) {
   st->host_linked &= ~host;
 }
 
-/* The links this row breaks: a value of x (the request rate) or of a y
- * without the other in the same pair. Cold, once per pair at most. */
+/* Ends the links this row breaks: a value of x (the request rate) or of a
+ * y without the other in the same pair (a few bit operations per row; the
+ * unlinking itself comes once per pair at most). */
 static void pairs_check(rs_stats *st, uint32_t present, int slot) {
   const bool rate = (present >> RS_METRIC_REQUEST_RATE) & 1u;
   const bool util = (present >> RS_METRIC_GPU_UTIL) & 1u;
