@@ -172,8 +172,9 @@ static const char *random_decimal(char *buf, uint64_t *x, unsigned max_int) {
 /* Random rows from the lists above (or, with generated, random decimals
  * in the two wide metric columns), LF or CRLF, some blank lines, the last
  * line with or without its newline: every row as the reference parses it. */
-static void rows_match(uint64_t x, bool generated) {
+static void rows_match(uint64_t x, bool generated, bool sparse) {
   static rs_sample want[MAX_ROWS];
+  const char *prev_time = NULL;
   for (int round = 0; round < 40; round++) {
     size_t cap = 1 << 18, len = 0, line = 1, nwant = 0;
     char *text = malloc(cap);
@@ -187,6 +188,12 @@ static void rows_match(uint64_t x, bool generated) {
         cells[2] = random_decimal(mem, &x, 9);
         cells[5] = random_decimal(lat, &x, 2);
       }
+      if (sparse && r > 0 && next(&x) % 2 == 0) /* the previous row's time */
+        cells[0] = prev_time;
+      if (sparse && next(&x) % 2 == 0) /* empty from a column on, or all but the last */
+        for (int i = 2 + (int)(next(&x) % 4); i < NCOLS - (next(&x) % 5 == 0); i++)
+          cells[i] = "";
+      prev_time = cells[0];
       line++;
       if (next(&x) % 16 == 0) { /* a blank line */
         len += (size_t)snprintf(text + len, cap - len, "\n");
@@ -205,7 +212,16 @@ static void rows_match(uint64_t x, bool generated) {
 
 static void test_rows_match_cell_parser(void **state) {
   (void)state;
-  rows_match(88172645463325252ull, false);
+  rows_match(88172645463325252ull, false, false);
+}
+
+/* Rows of sparse files (a run of empty cells to the end of the line, or
+ * to the last cell) and rows repeating the previous row's time (the
+ * row loop's memo of its timestamp cell): the reference's rows too. */
+static void test_sparse_rows_match_cell_parser(void **state) {
+  (void)state;
+  for (uint64_t seed = 1; seed <= 10; seed++)
+    rows_match(seed * 0xD1B54A32D192ED03ull, seed % 2 == 0, true);
 }
 
 /* Decimals of every length up to 9 + 9 digits (the eight-digit step of
@@ -214,7 +230,7 @@ static void test_rows_match_cell_parser(void **state) {
 static void test_random_decimals_match(void **state) {
   (void)state;
   for (uint64_t seed = 1; seed <= 25; seed++)
-    rows_match(seed * 0x9E3779B97F4A7C15ull, true);
+    rows_match(seed * 0x9E3779B97F4A7C15ull, true, false);
 }
 
 static rs_status fail_second(void *ctx, const rs_sample *s, rs_error *err) {
@@ -388,6 +404,7 @@ static void test_errors_after_fast_rows(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_rows_match_cell_parser),
+      cmocka_unit_test(test_sparse_rows_match_cell_parser),
       cmocka_unit_test(test_random_decimals_match),
       cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),

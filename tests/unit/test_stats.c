@@ -648,6 +648,84 @@ static void merge_case(const rs_stats_options *o) {
   rs_stats_free(p2);
 }
 
+/* A pair's fit from its rows' own (x, y), in long double: the reference
+ * for test_load_line_links. */
+typedef struct ref_pair {
+  uint64_t n;
+  long double sx, sy, sxx, sxy;
+} ref_pair;
+
+static void ref_add(ref_pair *p, double x, double y) {
+  p->n++;
+  p->sx += x;
+  p->sy += y;
+  p->sxx += (long double)x * x;
+  p->sxy += (long double)x * y;
+}
+
+static void ref_check(const ref_pair *p, const rs_linear_fit *f) {
+  assert_int_equal(f->n, p->n);
+  if (p->n < 2)
+    return;
+  long double n = (long double)p->n, mx = p->sx / n, my = p->sy / n;
+  long double slope = (p->sxy / n - mx * my) / (p->sxx / n - mx * mx);
+  assert_close(f->x_mean, (double)mx, 1e-12);
+  assert_close(f->y_mean, (double)my, 1e-12);
+  assert_close(f->slope, (double)slope, 1e-9);
+}
+
+/* The load lines' sums shared with the metrics' own while every value of
+ * both came in a pair (stats.c, pair): rows that break that (a rate without
+ * the utilization, a utilization or CPU without a rate, a rate on another
+ * device, values far from the rest) at a random row, then mixed rows; every
+ * fit against its rows summed directly. */
+static void test_load_line_links(void **state) {
+  (void)state;
+  rng r = {41};
+  for (int trial = 0; trial < 40; trial++) {
+    rs_stats *st = make(NULL);
+    rs_endpoint_stats out;
+    ref_pair dev[3] = {{0}}, cpu = {0};
+    int cut = (int)(rng_next(&r) % 300), kind = trial % 5;
+    for (int i = 0; i < 400; i++) {
+      double x = 1.0 + 30.0 * rng_uniform(&r);
+      int gpu = 0;
+      bool has_rate = true, has_util = true, has_cpu = true;
+      if (i == cut) { /* the row that breaks a link */
+        gpu = kind == 3 ? 2 : 0;
+        has_rate = kind != 1 && kind != 4;
+        has_util = kind != 0;
+        has_cpu = kind != 2;
+        x = 1000.0 + x;
+      } else if (i > cut && trial % 2 == 0) { /* then anything */
+        gpu = (int)(rng_next(&r) % 3);
+        has_rate = rng_next(&r) % 4 != 0;
+        has_util = rng_next(&r) % 4 != 0;
+        has_cpu = rng_next(&r) % 3 != 0;
+      }
+      double y = 5.0 + 2.0 * x + rng_uniform(&r), c = 3.0 + 0.5 * x + rng_uniform(&r);
+      rs_sample s = row(T0 + i, gpu, (size_t)i + 2);
+      if (has_rate)
+        put(&s, RS_METRIC_REQUEST_RATE, x);
+      if (has_util)
+        put(&s, RS_METRIC_GPU_UTIL, y > 100.0 ? 100.0 : y);
+      if (has_cpu)
+        put(&s, RS_METRIC_CPU_UTIL, c > 100.0 ? 100.0 : c);
+      add_ok(st, &s);
+      if (has_rate && has_util)
+        ref_add(&dev[gpu], x, s.v[RS_METRIC_GPU_UTIL]);
+      if (has_rate && has_cpu)
+        ref_add(&cpu, x, s.v[RS_METRIC_CPU_UTIL]);
+    }
+    finish_ok(st, &out);
+    for (size_t k = 0; k < out.ndevices; k++)
+      ref_check(&dev[out.devices[k].index], &out.devices[k].util_vs_rate);
+    ref_check(&cpu, &out.cpu_vs_rate);
+    assert_int_equal(out.net_rx_vs_rate.n, 0);
+    rs_stats_free(st);
+  }
+}
+
 static void test_merge_equals_one(void **state) {
   (void)state;
   rs_stats_options eo = {.exact = true};
@@ -839,6 +917,7 @@ int main(void) {
       cmocka_unit_test(test_window_peaks),
       cmocka_unit_test(test_rate_shape),
       cmocka_unit_test(test_load_lines),
+      cmocka_unit_test(test_load_line_links),
       cmocka_unit_test(test_load_buckets),
       cmocka_unit_test(test_merge_equals_one),
       cmocka_unit_test(test_merge_exact_cap),

@@ -238,11 +238,40 @@ static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const 
   return NULL;
 }
 
+/* Whether a[0..n] and b[0..n] (n < 16; 16 bytes readable at each) are the
+ * same bytes. */
+static inline bool same_text(const char *a, const char *b, size_t n) {
+  uint64_t a0, a1, b0, b1;
+  memcpy(&a0, a, 8);
+  memcpy(&a1, a + 8, 8);
+  memcpy(&b0, b, 8);
+  memcpy(&b1, b + 8, 8);
+  uint64_t d0 = a0 ^ b0, d1 = a1 ^ b1;
+  n++; /* bytes compared, 1..16 */
+  if (n < 8)
+    d0 &= (UINT64_C(1) << (8 * n)) - 1, d1 = 0;
+  else if (n < 16)
+    d1 &= (UINT64_C(1) << (8 * (n - 8))) - 1;
+  return (d0 | d1) == 0;
+}
+
 size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, size_t line,
                               size_t *lines, rs_status *st, rs_error *err) {
   const char *p = buf, *end = buf + len;
   rs_sample *s = nr->s;
-  size_t done = 0;
+  size_t done = 0, tail = nr->ncols;
+  /* The columns from tail on are metrics or ignored, whose empty cells set
+   * nothing: a row whose cells are empty from one of them on skips them as
+   * one run of commas. */
+  while (tail > 0 &&
+         (nr->cols[tail - 1].kind == RS_COL_METRIC || nr->cols[tail - 1].kind == RS_COL_IGNORED))
+    tail--;
+  /* The last timestamp cell read (its text, up to and with the byte that
+   * ended it, and its value): the rows of one time (one per GPU) repeat it,
+   * and a cell of the same bytes reads the same. */
+  const char *memo_t = NULL;
+  size_t memo_len = 0;
+  double memo_v = 0.0;
   *st = RS_OK;
   while (p < end) {
     const char *q = p;
@@ -255,8 +284,32 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (size_t i = 0; i < nr->ncols; i++) {
       if (i > 0 && *q++ != ',')
         goto stop;
-      if ((q = fast_cell(s, &nr->cols[i], q, p, end, nr->day)) == NULL)
+      if (i >= tail && *q == ',' && i + 1 < nr->ncols) { /* empty: the rest too? */
+        const char *r = q + 1;
+        size_t k = nr->ncols - 2 - i; /* commas after this one in an empty rest */
+        while (k > 0 && *r == ',')
+          r++, k--;
+        if (k == 0 && (*r == '\n' || *r == '\r')) {
+          q = r;
+          break;
+        }
+      }
+      const rs_native_col *c = &nr->cols[i];
+      if (c->kind == RS_COL_TIMESTAMP && memo_t != NULL && end - q >= 16 &&
+          same_text(q, memo_t, memo_len)) {
+        s->t_col = (size_t)(q - p) + 1;
+        s->t = memo_v;
+        q += memo_len;
+        continue;
+      }
+      const char *cell = q;
+      if ((q = fast_cell(s, c, q, p, end, nr->day)) == NULL)
         goto stop;
+      if (c->kind == RS_COL_TIMESTAMP && q - cell < 16) {
+        memo_t = cell;
+        memo_len = (size_t)(q - cell);
+        memo_v = s->t;
+      }
     }
     if ((size_t)(q - p) > nr->max_line)
       goto stop;

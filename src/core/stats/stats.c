@@ -18,6 +18,7 @@
 const double rs_quantile_levels[RS_QUANTILE_COUNT] = {0.50, 0.90, 0.95, 0.99};
 
 #define NSLOTS RS_MAX_DEVICES
+_Static_assert(NSLOTS <= 64, "dev_linked holds a bit per device slot");
 
 /* The sums are exact (xsum.h), so a metric's mean and standard deviation
  * are the same bits however its values were split and merged. The count,
@@ -31,7 +32,12 @@ typedef struct acc {
 } acc;
 
 /* Exact sums of (x, y) pairs, their squares and products: the co-moments
- * at finish (rs_xsum_comoment). */
+ * at finish (rs_xsum_comoment). While a pair is linked (rs_stats'
+ * dev_linked, host_linked), every value its x and y metrics' accumulators
+ * took came in a row that also fed the pair, so its x and y sums are those
+ * accumulators' s1 and s2, bit for bit: only n and sxy are added, and
+ * pair_fill copies the rest the first time a row breaks the link (before
+ * that row's values are added) or when the pair is read (pair_view). */
 typedef struct pair {
   uint64_t n;
   rs_xsum sx, sy;
@@ -42,6 +48,8 @@ typedef struct pair {
 static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_METRIC_NET_TX,
                                        RS_METRIC_TPOT_P50};
 #define NHOST_PAIRS (sizeof(host_pairs) / sizeof(host_pairs[0]))
+static const uint32_t host_pair_set = (1u << RS_METRIC_CPU_UTIL) | (1u << RS_METRIC_NET_RX) |
+                                      (1u << RS_METRIC_NET_TX) | (1u << RS_METRIC_TPOT_P50);
 
 typedef struct window {
   bool open;
@@ -63,6 +71,8 @@ struct rs_stats {
   window host_mem;
   pair dev_load[NSLOTS];       /* GPU_UTIL against REQUEST_RATE */
   pair host_load[NHOST_PAIRS]; /* host_pairs[] against REQUEST_RATE */
+  uint64_t dev_linked;         /* bit d: dev_load[d] is linked (pair) */
+  uint32_t host_linked;        /* bit m: the pair of host metric m is linked */
   /* coverage, per series = (current file, device slot) */
   bool has_last[NSLOTS];
   double last_t[NSLOTS];
@@ -122,6 +132,8 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   st->last = -INFINITY;
   st->grid_first = INFINITY;
   st->grid_last = -INFINITY;
+  st->dev_linked = ~UINT64_C(0);
+  st->host_linked = host_pair_set;
   *out = st;
   return RS_OK;
 }
@@ -282,13 +294,75 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
   return RS_OK;
 }
 
-static void pair_add(pair *p, double x, double y) {
+static void pair_add(pair *p, double x, double y, bool linked) {
   p->n++;
+  rs_xsum2_add(&p->sxy, x, y);
+  if (linked)
+    return;
   rs_xsum_add(&p->sx, x);
   rs_xsum_add(&p->sy, y);
   rs_xsum2_add(&p->sxx, x, x);
-  rs_xsum2_add(&p->sxy, x, y);
   rs_xsum2_add(&p->syy, y, y);
+}
+
+/* The x sums of p from x's accumulator and the y sums from y's (NULL:
+ * none yet), the link's invariant (pair). */
+static void pair_fill(pair *p, const acc *x, const acc *y) {
+  p->sx = x->s1;
+  p->sxx = x->s2;
+  memset(&p->sy, 0, sizeof(p->sy));
+  memset(&p->syy, 0, sizeof(p->syy));
+  if (y != NULL) {
+    p->sy = y->s1;
+    p->syy = y->s2;
+  }
+}
+
+static const acc *dev_util(const rs_stats *st, int d) {
+  return st->dev[d] ? &st->dev[d][RS_METRIC_GPU_UTIL] : NULL;
+}
+
+/* dev_load[d] and host_load[i] with every sum, linked or not. */
+static pair dev_pair_view(const rs_stats *st, int d) {
+  pair p = st->dev_load[d];
+  if ((st->dev_linked >> d) & 1u)
+    pair_fill(&p, &st->pooled[RS_METRIC_REQUEST_RATE], dev_util(st, d));
+  return p;
+}
+
+static pair host_pair_view(const rs_stats *st, size_t i) {
+  pair p = st->host_load[i];
+  if ((st->host_linked >> host_pairs[i]) & 1u)
+    pair_fill(&p, &st->pooled[RS_METRIC_REQUEST_RATE], &st->pooled[host_pairs[i]]);
+  return p;
+}
+
+/* Ends the links of the pairs in the masks (dev: device slots; host: the
+ * host metrics' bits), their sums filled first. */
+static void pairs_unlink(rs_stats *st, uint64_t dev, uint32_t host) {
+  for (uint64_t b = dev; b != 0; b &= b - 1) {
+    int d = __builtin_ctzll(b);
+    st->dev_load[d] = dev_pair_view(st, d);
+  }
+  for (size_t i = 0; i < NHOST_PAIRS; i++)
+    if ((host >> host_pairs[i]) & 1u)
+      st->host_load[i] = host_pair_view(st, i);
+  st->dev_linked &= ~dev;
+  st->host_linked &= ~host;
+}
+
+/* Ends the links this row breaks: a value of x (the request rate) or of a
+ * y without the other in the same pair (a few bit operations per row; the
+ * unlinking itself comes once per pair at most). */
+static void pairs_check(rs_stats *st, uint32_t present, int slot) {
+  const bool rate = (present >> RS_METRIC_REQUEST_RATE) & 1u;
+  const bool util = (present >> RS_METRIC_GPU_UTIL) & 1u;
+  const uint64_t own = UINT64_C(1) << slot;
+  /* a rate feeds x of every device's pair but only slot's gets the pair */
+  uint64_t dev = rate ? st->dev_linked & ~(util ? own : 0) : (util ? st->dev_linked & own : 0);
+  uint32_t host = st->host_linked & (rate ? ~present : present);
+  if ((dev | host) != 0)
+    pairs_unlink(st, dev, host);
 }
 
 /* Rows carrying the request rate also feed the load lines and, with a
@@ -297,16 +371,18 @@ static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
   static const rs_metric lat[RS_LOAD_LATENCIES] = {RS_METRIC_LATENCY_P50, RS_METRIC_LATENCY_P95,
                                                    RS_METRIC_LATENCY_P99};
   const uint32_t rate_bit = 1u << RS_METRIC_REQUEST_RATE;
+  if ((st->dev_linked | st->host_linked) != 0)
+    pairs_check(st, s->present, slot);
   if (!(s->present & rate_bit))
     return RS_OK;
   double x = s->v[RS_METRIC_REQUEST_RATE], ms[RS_LOAD_LATENCIES];
   for (int q = 0; q < RS_LOAD_LATENCIES; q++)
     ms[q] = s->present & (1u << lat[q]) ? s->v[lat[q]] : NAN;
   if (s->present & (1u << RS_METRIC_GPU_UTIL))
-    pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL]);
+    pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL], (st->dev_linked >> slot) & 1u);
   for (size_t i = 0; i < NHOST_PAIRS; i++)
     if (s->present & (1u << host_pairs[i]))
-      pair_add(&st->host_load[i], x, s->v[host_pairs[i]]);
+      pair_add(&st->host_load[i], x, s->v[host_pairs[i]], (st->host_linked >> host_pairs[i]) & 1u);
   return rs_load_add(&st->load, x, ms);
 }
 
@@ -690,7 +766,8 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
       if (rs_metric_per_device((rs_metric)m))
         acc_finish(&st->dev[d][m], st->o.exact, &ds->m[m]);
     }
-    pair_finish(&st->dev_load[d], &ds->util_vs_rate);
+    pair dp = dev_pair_view(st, d);
+    pair_finish(&dp, &ds->util_vs_rate);
     rc = window_finish(&st->dev_mem[d], st->o.window_s, &ds->mem_windows);
     const rs_metric_stats *mem = &ds->m[RS_METRIC_GPU_MEM_USED];
     if (mem->count > 0 && mem->max > best) {
@@ -707,10 +784,12 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     out->gpu_mem_windows.window_s = st->o.window_s;
   shape_finish(out);
   presence_finish(out);
-  pair_finish(&st->host_load[0], &out->cpu_vs_rate);
-  pair_finish(&st->host_load[1], &out->net_rx_vs_rate);
-  pair_finish(&st->host_load[2], &out->net_tx_vs_rate);
-  pair_finish(&st->host_load[3], &out->tpot_vs_rate);
+  rs_linear_fit *host_fits[NHOST_PAIRS] = {&out->cpu_vs_rate, &out->net_rx_vs_rate,
+                                           &out->net_tx_vs_rate, &out->tpot_vs_rate};
+  for (size_t i = 0; i < NHOST_PAIRS; i++) {
+    pair hp = host_pair_view(st, i);
+    pair_finish(&hp, host_fits[i]);
+  }
   rs_load_finish(&st->load, &out->load);
   rs_series_finish(st->timeline, &out->series);
   return RS_OK;
@@ -761,6 +840,8 @@ static rs_status coverage_append(rs_stats *dst, const rs_stats *part);
 static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error *err) {
   rs_status rc = RS_OK;
   size_t cap = dst->o.exact_max_values;
+  /* dst's pairs take their sums before its accumulators take src's */
+  pairs_unlink(dst, dst->dev_linked, dst->host_linked);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
     rc = acc_merge(&dst->pooled[m], &src->pooled[m], cap);
     for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
@@ -775,12 +856,15 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
                         cap);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     dst->dev_seen[d] = dst->dev_seen[d] || src->dev_seen[d];
-    pair_merge(&dst->dev_load[d], &src->dev_load[d]);
+    pair sp = dev_pair_view(src, d);
+    pair_merge(&dst->dev_load[d], &sp);
     rc = append ? window_append(&dst->dev_mem[d], &src->dev_mem[d])
                 : window_merge(&dst->dev_mem[d], &src->dev_mem[d]);
   }
-  for (size_t i = 0; i < NHOST_PAIRS; i++)
-    pair_merge(&dst->host_load[i], &src->host_load[i]);
+  for (size_t i = 0; i < NHOST_PAIRS; i++) {
+    pair sp = host_pair_view(src, i);
+    pair_merge(&dst->host_load[i], &sp);
+  }
   if (rc == RS_OK)
     rc = append ? window_append(&dst->host_mem, &src->host_mem)
                 : window_merge(&dst->host_mem, &src->host_mem);

@@ -58,6 +58,76 @@ static void add_shifted(uint64_t *w, int nw, u128 x, int sh) {
   add_words(w, nw, word, p, 3);
 }
 
+/* Adds the nx words x shifted left by sh >= 0 bits into w[0..nw) (the bits
+ * past w's top are dropped, as every add drops them: the sums are modulo
+ * 2^(64 nw)). */
+static void add_block(uint64_t *w, int nw, const uint64_t *x, int nx, int sh) {
+  uint64_t p[4] = {0};
+  int word = sh >> 6, bit = sh & 63;
+  assert(sh >= 0 && nx <= 3);
+  for (int k = 0; k < nx; k++) {
+    p[k] |= x[k] << bit;
+    p[k + 1] = bit ? x[k] >> (64 - bit) : 0;
+  }
+  add_words(w, nw, word, p, nx + 1);
+}
+
+/* The window's exponent fields: rs_xsum_add_direct's fast range, [979, 1122]
+ * (so a value of the block is >= 2^-44 and below 2^100) for every field in
+ * it; products: both factors in that range (rs_xsum2_add checks them). */
+#define PE_MIN 979
+#define PE_MAX (1122 - (RS_XSUM_SPAN - 1))
+#define PE2_MIN (2 * 979)
+#define PE2_MAX (2 * 1122 - (RS_XSUM2_SPAN - 1))
+
+void rs_xsum_rebase(rs_xsum *s, unsigned e) {
+  int pe = (int)e - RS_XSUM_SPAN / 2;
+  assert((s->p[0] | s->p[1]) == 0);
+  if (e < 979 || e > 1122)
+    return; /* the slow path's: the window stays */
+  pe = pe < PE_MIN ? PE_MIN : pe > PE_MAX ? PE_MAX : pe;
+  s->pb = (uint32_t)pe - RS_XSUM_BASE; /* modulo 2^32: pb + RS_XSUM_BASE is pe */
+}
+
+void rs_xsum2_rebase(rs_xsum2 *s, unsigned e) {
+  int pe = (int)e - RS_XSUM2_SPAN / 2;
+  assert((s->p[0] | s->p[1] | s->p[2]) == 0);
+  if (e < PE2_MIN || e > 2 * 1122)
+    return;
+  pe = pe < PE2_MIN ? PE2_MIN : pe > PE2_MAX ? PE2_MAX : pe;
+  s->pb = (uint32_t)pe - RS_XSUM2_BASE;
+}
+
+/* The pending block into w: its value is p 2^(pe - 1075) (products:
+ * 2^(pe - 2150)), pe at least PE_MIN (PE2_MIN), so the shift in units of
+ * w's lowest bit is not negative. */
+static void flush1(uint64_t w[RS_XSUM_WORDS], const rs_xsum *s) {
+  int pe = (int)(s->pb + RS_XSUM_BASE);
+  if ((s->p[0] | s->p[1]) == 0)
+    return;
+  add_block(w, RS_XSUM_WORDS, s->p, 2, pe - 1075 + FRAC1);
+}
+
+static void flush2(uint64_t w[RS_XSUM2_WORDS], const rs_xsum2 *s) {
+  int pe = (int)(s->pb + RS_XSUM2_BASE);
+  if ((s->p[0] | s->p[1] | s->p[2]) == 0)
+    return;
+  add_block(w, RS_XSUM2_WORDS, s->p, 3, pe - 2150 + FRAC2);
+}
+
+/* s as one word array, the block in it. */
+static void whole1(rs_xsum *out, const rs_xsum *s) {
+  memset(out, 0, sizeof(*out));
+  memcpy(out->w, s->w, sizeof(out->w));
+  flush1(out->w, s);
+}
+
+static void whole2(rs_xsum2 *out, const rs_xsum2 *s) {
+  memset(out, 0, sizeof(*out));
+  memcpy(out->w, s->w, sizeof(out->w));
+  flush2(out->w, s);
+}
+
 void rs_xsum_add_slow(rs_xsum *s, double v) {
   uint64_t m;
   int e;
@@ -75,10 +145,12 @@ void rs_xsum2_add_slow(rs_xsum2 *s, double x, double y) {
 
 void rs_xsum_merge(rs_xsum *dst, const rs_xsum *src) {
   add_words(dst->w, RS_XSUM_WORDS, 0, src->w, RS_XSUM_WORDS);
+  flush1(dst->w, src);
 }
 
 void rs_xsum2_merge(rs_xsum2 *dst, const rs_xsum2 *src) {
   add_words(dst->w, RS_XSUM2_WORDS, 0, src->w, RS_XSUM2_WORDS);
+  flush2(dst->w, src);
 }
 
 /* The unsigned integer w[0..nw) times 2^-frac, correctly rounded: the top
@@ -108,7 +180,11 @@ static double big_value(const uint64_t *w, int nw, int frac) {
   return ldexp((double)top, 64 * i - lz - frac);
 }
 
-double rs_xsum_value(const rs_xsum *s) { return big_value(s->w, RS_XSUM_WORDS, FRAC1); }
+double rs_xsum_value(const rs_xsum *s) {
+  rs_xsum all;
+  whole1(&all, s);
+  return big_value(all.w, RS_XSUM_WORDS, FRAC1);
+}
 
 /* out = a * b (schoolbook), out has BIG_WORDS words. */
 static void mul_sums(uint64_t *out, const rs_xsum *a, const rs_xsum *b) {
@@ -128,11 +204,19 @@ static void mul_sums(uint64_t *out, const rs_xsum *a, const rs_xsum *b) {
   }
 }
 
-double rs_xsum_comoment(uint64_t n, const rs_xsum *sx, const rs_xsum *sy, const rs_xsum2 *sxy) {
+double rs_xsum_comoment(uint64_t n, const rs_xsum *sx_in, const rs_xsum *sy_in,
+                        const rs_xsum2 *sxy_in) {
   uint64_t a[BIG_WORDS] = {0}, b[BIG_WORDS];
   u128 c = 0;
+  rs_xsum wx, wy;
+  rs_xsum2 wxy;
+  const rs_xsum *sx = &wx, *sy = &wy;
+  const rs_xsum2 *sxy = &wxy;
   if (n == 0)
     return 0.0;
+  whole1(&wx, sx_in);
+  whole1(&wy, sy_in);
+  whole2(&wxy, sxy_in);
   for (int i = 0; i < RS_XSUM2_WORDS; i++) { /* a = n Sxy */
     c += (u128)sxy->w[i] * n;
     a[i] = (uint64_t)c;

@@ -23,12 +23,30 @@
 #define RS_XSUM_WORDS 4
 #define RS_XSUM2_WORDS 8
 
+/* A pending block holds the values of a window of RS_XSUM_SPAN binary
+ * exponents (products: RS_XSUM2_SPAN exponent sums) as one integer of
+ * their mantissas, each shifted by its exponent's place in the window: an
+ * add there is a shift and a two- or three-word add, no carry chain to
+ * follow. The block is an exact part of the sum (it reaches w when read or
+ * merged, rs_xsum_value, rs_xsum_merge), so the bits are those of adding
+ * every value to w. Values outside the window go to w directly; the window
+ * moves to a value outside it while the block is empty. Zeroed memory is
+ * an empty sum (its window then starts at base, RS_XSUM_BASE). */
+#define RS_XSUM_SPAN 11    /* a 53-bit mantissa shifted by up to 10: below 2^64 */
+#define RS_XSUM2_SPAN 22   /* a 106-bit product shifted by up to 21: below 2^128 */
+#define RS_XSUM_BASE 1019  /* exponent field of 2^-4: a window of [2^-4, 2^7) */
+#define RS_XSUM2_BASE 2038 /* exponent fields' sum of 2^-8: products in [2^-8, 2^14) */
+
 typedef struct rs_xsum {
   uint64_t w[RS_XSUM_WORDS]; /* little-endian words, the lowest bit worth 2^-96 */
+  uint64_t p[2];             /* the pending block */
+  uint32_t pb;               /* its window's lowest exponent field, less RS_XSUM_BASE */
 } rs_xsum;
 
 typedef struct rs_xsum2 {
   uint64_t w[RS_XSUM2_WORDS]; /* the lowest bit worth 2^-192 */
+  uint64_t p[3];              /* the pending block (sums of 2^64 products fit) */
+  uint32_t pb;                /* its window's lowest exponent sum, less RS_XSUM2_BASE */
 } rs_xsum2;
 
 /* Adds v (finite, >= 0; asserted). */
@@ -56,6 +74,11 @@ double rs_xsum_comoment(uint64_t n, const rs_xsum *sx, const rs_xsum *sy, const 
 void rs_xsum_add_slow(rs_xsum *s, double v);
 void rs_xsum2_add_slow(rs_xsum2 *s, double x, double y);
 
+/* The window's move to a value's exponent (field e, or sum of fields) while
+ * the block is empty: xsum.c. */
+void rs_xsum_rebase(rs_xsum *s, unsigned e);
+void rs_xsum2_rebase(rs_xsum2 *s, unsigned e);
+
 #define RS_XSUM_MANT(b) (((b) & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52))
 
 /* Adds w[i] += a, w[i + 1] += b (+ carries) in an n-word number. */
@@ -71,11 +94,10 @@ static inline void rs_xsum_add2w(uint64_t *w, int n, int i, uint64_t a, uint64_t
     c2 = ++w[i] == 0;
 }
 
-static inline void rs_xsum_add(rs_xsum *s, double v) {
+/* v to w directly (no pending block). */
+static inline void rs_xsum_add_direct(rs_xsum *s, double v) {
   uint64_t b;
   memcpy(&b, &v, sizeof(b));
-  if (b == 0)
-    return;
   /* exponent field 979 (2^-44) .. 1122 (below 2^100): the value's bits from
    * 2^(ef - 1075) start at bit sh = ef - 979 >= 0, in words sh / 64 and the next */
   int sh = (int)(b >> 52) - 1075 + 96;
@@ -88,12 +110,28 @@ static inline void rs_xsum_add(rs_xsum *s, double v) {
   rs_xsum_add2w(s->w, RS_XSUM_WORDS, sh >> 6, m << bit, (m >> 1) >> (63 - bit));
 }
 
-static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
+static inline void rs_xsum_add(rs_xsum *s, double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof(b));
+  if (b == 0)
+    return;
+  unsigned e = (unsigned)(b >> 52), d = e - (s->pb + RS_XSUM_BASE);
+  if (__builtin_expect(d < RS_XSUM_SPAN, 1)) {
+    uint64_t x = RS_XSUM_MANT(b) << d, t = s->p[0] + x;
+    s->p[1] += t < x;
+    s->p[0] = t;
+    return;
+  }
+  if ((s->p[0] | s->p[1]) == 0)
+    rs_xsum_rebase(s, e);
+  rs_xsum_add_direct(s, v);
+}
+
+/* x y to w directly (no pending block). */
+static inline void rs_xsum2_add_direct(rs_xsum2 *s, double x, double y) {
   uint64_t bx, by;
   memcpy(&bx, &x, sizeof(bx));
   memcpy(&by, &y, sizeof(by));
-  if (bx == 0 || by == 0)
-    return;
   /* both in the fast path's range of rs_xsum_add: the product's bits start
    * at bit sh >= 0 and end below bit 392 */
   int sh = (int)(bx >> 52) + (int)(by >> 52) - 2150 + 192;
@@ -110,6 +148,34 @@ static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
   uint64_t t = s->w[i] + w0, c = t < w0;
   s->w[i] = t;
   rs_xsum_add2w(s->w, RS_XSUM2_WORDS, i + 1, w1 + c, w2 + (w1 + c < c));
+}
+
+static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
+  uint64_t bx, by;
+  memcpy(&bx, &x, sizeof(bx));
+  memcpy(&by, &y, sizeof(by));
+  if (bx == 0 || by == 0)
+    return;
+  unsigned ex = (unsigned)(bx >> 52), ey = (unsigned)(by >> 52);
+  unsigned d = ex + ey - (s->pb + RS_XSUM2_BASE);
+  /* both factors in rs_xsum2_add_direct's fast range (so the window never
+   * takes a value that counts as 2^100, a subnormal or a sign) */
+  if (__builtin_expect(d < RS_XSUM2_SPAN && ex - 979 <= 143 && ey - 979 <= 143, 1)) {
+    __extension__ typedef unsigned __int128 rs_u128;
+    rs_u128 p = ((rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by)) << d;
+    uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+    uint64_t t0 = s->p[0] + lo, c0 = t0 < lo;
+    uint64_t t1 = s->p[1] + hi, c1 = t1 < hi;
+    t1 += c0;
+    c1 |= t1 < c0;
+    s->p[0] = t0;
+    s->p[1] = t1;
+    s->p[2] += c1;
+    return;
+  }
+  if ((s->p[0] | s->p[1] | s->p[2]) == 0)
+    rs_xsum2_rebase(s, ex + ey);
+  rs_xsum2_add_direct(s, x, y);
 }
 
 #endif
