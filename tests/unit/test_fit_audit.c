@@ -1,7 +1,8 @@
 /* An audit's fit (rs_fit_options.terse and verdict_only) against the full
- * fit on every shipped profile and under several option sets: the same
- * verdict, target, current deployment and warning codes, with fewer shapes
- * searched and no texts worded. */
+ * fit on every shipped profile, the verdict rules' and the LLM cases'
+ * profiles, under several option sets: the same verdict, target, current
+ * deployment and warning codes, with fewer shapes searched and no texts
+ * worded. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,7 +26,8 @@ static int cmp_str(const void *a, const void *b) {
 
 /* Every *.yaml profile in the folders of profiles/ that hold them. */
 static void list_profiles(shipped *s) {
-  static const char *const dirs[] = {"profiles", "profiles/fleet", "profiles/llm-azure"};
+  static const char *const dirs[] = {"profiles", "profiles/fleet", "profiles/llm-azure",
+                                     "tests/cli/data/rules", "tests/cli/data/llm"};
   s->n = 0;
   for (size_t d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
     char dir[1024];
@@ -35,7 +37,8 @@ static void list_profiles(shipped *s) {
     struct dirent *e;
     while ((e = readdir(h)) != NULL) {
       size_t len = strlen(e->d_name);
-      if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0)
+      if (len < 6 || strcmp(e->d_name + len - 5, ".yaml") != 0 ||
+          strncmp(e->d_name, "bad-", 4) == 0)
         continue;
       assert_true(s->n < MAX_PROFILES);
       size_t need = strlen(dirs[d]) + len + 2;
@@ -46,7 +49,7 @@ static void list_profiles(shipped *s) {
     closedir(h);
   }
   qsort(s->path, s->n, sizeof(*s->path), cmp_str);
-  assert_true(s->n >= 30); /* the fleet's 24, the LLM ones and the examples */
+  assert_true(s->n >= 40); /* the fleet's 24, the LLM ones, the examples, the rules' */
 }
 
 static void free_profiles(shipped *s) {

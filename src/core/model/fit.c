@@ -571,10 +571,24 @@ static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, r
   return after_latency(ctx, c, pl);
 }
 
-/* An LLM on one shape (llm.c): the decode and KV checks, then the smallest
- * replica count meeting KV capacity, load, TPOT, TTFT and latency. */
-static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
-                    reasons *r) {
+/* A shape fitted up to its replica search: what the search needs. */
+typedef struct search {
+  plan pl;
+  reasons r;
+  unsigned first, last; /* the replica counts to try */
+  bool healthy;         /* observed_healthy */
+  bool llm;             /* fit_llm's search */
+  double obs_ms;
+  double floor; /* $/month at `first` replicas: the least a fit can cost */
+  size_t at;    /* the candidate's index in rs_fit's list */
+} search;
+
+/* An LLM on one shape (llm.c): the decode and KV checks and the replica
+ * count the load needs at least; true when the search for the smallest
+ * count meeting KV capacity, load, TPOT, TTFT and latency is left to do
+ * (fit_llm_search), with s->first and s->last set. */
+static bool fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
+                    reasons *r, search *s) {
   const rs_demand *d = &res->demand;
   rs_projection pm = {.ratio = 1.0, .path = RS_PROJ_SAME}, pc = pm;
   rs_constraint k = RS_CONSTRAINT_NONE;
@@ -595,14 +609,26 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
   if (!rs_llm_prepare(ctx, d, c, c->is_current ? NULL : &pm, c->is_current ? NULL : &pc, &k,
                       &why)) {
     rs_fit_reject(c, k, why, INFINITY);
-    return;
+    return false;
   }
   unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
-  rs_llm_eval(ctx, d, c, 1);
+  /* Its figures stay where no later count overwrites them (an overloaded
+   * count returns before the KV and latency figures), which only a full
+   * fit's rejected shapes show. */
+  if (!ctx->o->verdict_only || c->is_current)
+    rs_llm_eval(ctx, d, c, 1);
   double need =
       d->design_peak / ((double)c->servers_per_replica * c->llm.capacity_rps * ctx->o->max_util);
   first = fixed ? fixed : need > 1 ? (unsigned)fmin(ceil(need - 1e-9), (double)last) : 1;
-  for (unsigned n = first; n <= last; n++)
+  s->first = first;
+  s->last = last;
+  return true;
+}
+
+static void fit_llm_search(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, const search *s) {
+  const rs_demand *d = &res->demand;
+  rs_constraint k = RS_CONSTRAINT_NONE;
+  for (unsigned n = s->first; n <= s->last; n++)
     if ((k = rs_llm_eval(ctx, d, c, n)) == RS_CONSTRAINT_NONE)
       break;
   if (k != RS_CONSTRAINT_NONE)
@@ -615,17 +641,6 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
   }
   price(res, c);
 }
-
-/* A shape fitted up to its replica search: what the search needs. */
-typedef struct search {
-  plan pl;
-  reasons r;
-  unsigned first, last; /* the replica counts to try */
-  bool healthy;         /* observed_healthy */
-  double obs_ms;
-  double floor; /* $/month at `first` replicas: the least a fit can cost */
-  size_t at;    /* the candidate's index in rs_fit's list */
-} search;
 
 /* Fits one shape up to its replica search. fixed > 0 evaluates that
  * replica count instead of searching (the current or a proposed
@@ -657,7 +672,12 @@ static bool fit_begin(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     return false;
   }
   if (rs_fit_memory(ctx, d, c, pl.cpu_target) && d->llm.on) {
-    fit_llm(ctx, res, c, fixed, &r);
+    if (fit_llm(ctx, res, c, fixed, &r, s)) {
+      s->r = r;
+      s->llm = true;
+      s->floor = in->price_usd_per_hour * (double)s->first * RS_FIT_HOURS_PER_MONTH;
+      return true;
+    }
     keep_reasons(ctx, c, &r);
     return false;
   }
@@ -712,7 +732,7 @@ static bool fit_begin(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
     }
     first = need > 1 ? (unsigned)ceil(need - 1e-9) : 1;
   }
-  *s = (search){pl, r, first, last, healthy, obs_ms, NAN, 0};
+  *s = (search){pl, r, first, last, healthy, false, obs_ms, NAN, 0};
   /* as price() computes it, so that no count from first on costs less */
   s->floor = in->price_usd_per_hour * (double)first * RS_FIT_HOURS_PER_MONTH;
   return true;
@@ -723,6 +743,11 @@ static void fit_search(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, sea
   const rs_demand *d = &res->demand;
   const plan pl = s->pl;
   rs_constraint k = RS_CONSTRAINT_NONE;
+  if (s->llm) {
+    fit_llm_search(ctx, res, c, s);
+    keep_reasons(ctx, c, &s->r);
+    return;
+  }
   for (unsigned n = s->first; n <= s->last; n++) {
     k = evaluate(ctx, d, c, &pl, n, n == s->last);
     if (k == RS_CONSTRAINT_NONE)
