@@ -612,9 +612,9 @@ static bool fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
     return false;
   }
   unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
-  /* Its figures stay where no later count overwrites them (an overloaded
-   * count returns before the KV and latency figures), which only a full
-   * fit's rejected shapes show. */
+  /* The count-1 evaluation gives only the figures an overloaded count
+   * leaves in place (it returns before the KV and latency ones), which only
+   * a full fit's rejected shapes show: an audit skips it but for now's. */
   if (!ctx->o->verdict_only || c->is_current)
     rs_llm_eval(ctx, d, c, 1);
   double need =
@@ -804,9 +804,10 @@ static int cmp_floor(const void *pa, const void *pb) {
 
 /* Runs the waiting searches in the order of the least each shape can cost,
  * until no shape left can change the verdict, its target or the warnings
- * (rs_fit_verdict_settled): those are marked in skip. The searches are
- * independent of each other, so the shapes searched end as they would have
- * in catalog order. */
+ * (rs_fit_verdict_settled): those are marked in skip. A search ends the
+ * same whatever ran before it (the memo of response quantiles only saves
+ * work, and surely_late passes over a count only where the quantile would
+ * fail it too), so the shapes searched end as in catalog order. */
 static void search_cheapest_first(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *all, size_t n,
                                   search *todo, size_t ntodo, bool *skip) {
   double best = INFINITY; /* the cheapest fit the verdict may choose */
