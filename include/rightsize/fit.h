@@ -144,6 +144,17 @@ typedef struct rs_fit_options {
    * (rs_backtest.curve_*, RS_BACKTEST_CURVE evaluations of the latency
    * model): only the HTML charts show it, so it is off by default. */
   bool backtest_curve;
+  /* An audit's fit, which reads only numbers, codes and the verdict's
+   * shapes: the texts (reasons, notes, bases, every candidate's and the
+   * verdict's reason, warning texts) are left empty, not formatted. */
+  bool terse;
+  /* An audit's fit without consolidation, which reads only the verdict,
+   * its target, the current deployment and the warning codes: shapes are
+   * searched cheapest first (by the $/month of the fewest replicas that
+   * could hold the load) and those that provably cannot change any of these
+   * are left out of fitting and rejected (rs_fit_verdict_settled), so
+   * nfitting and nrejected count only the shapes evaluated. */
+  bool verdict_only;
 } rs_fit_options;
 
 void rs_fit_options_init(rs_fit_options *o);

@@ -17,7 +17,7 @@
 
 /* ---- confidence reasons ---- */
 
-typedef struct reasons {
+typedef struct rs_fit_reasons {
   rs_confidence level;
   const char *text[MAX_REASONS];
   size_t n;
@@ -501,6 +501,8 @@ static void price(const rs_fit_result *res, rs_candidate *c) {
 
 static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
   c->confidence = r->level;
+  if (ctx->o->terse) /* the texts are empty: only the level is read */
+    return;
   c->nreasons = r->n;
   c->reasons = rs_arena_alloc_array(ctx->arena, r->n ? r->n : 1, sizeof(*c->reasons));
   if (c->reasons == NULL) {
@@ -512,6 +514,8 @@ static void keep_reasons(rs_fit_ctx *ctx, rs_candidate *c, const reasons *r) {
 }
 
 static void add_note(rs_fit_ctx *ctx, rs_candidate *c, const char *note) {
+  if (ctx->o->terse)
+    return;
   const char **n = rs_arena_alloc_array(ctx->arena, c->nnotes + 1, sizeof(*n));
   if (n == NULL || note == NULL) {
     ctx->nomem = true;
@@ -567,10 +571,24 @@ static rs_constraint observed_beats_model(rs_fit_ctx *ctx, const rs_demand *d, r
   return after_latency(ctx, c, pl);
 }
 
-/* An LLM on one shape (llm.c): the decode and KV checks, then the smallest
- * replica count meeting KV capacity, load, TPOT, TTFT and latency. */
-static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
-                    reasons *r) {
+/* A shape fitted up to its replica search: what the search needs. */
+typedef struct search {
+  plan pl;
+  reasons r;
+  unsigned first, last; /* the replica counts to try */
+  bool healthy;         /* observed_healthy */
+  bool llm;             /* fit_llm's search */
+  double obs_ms;
+  double floor; /* $/month at `first` replicas: the least a fit can cost */
+  size_t at;    /* the candidate's index in rs_fit's list */
+} search;
+
+/* An LLM on one shape (llm.c): the decode and KV checks and the replica
+ * count the load needs at least; true when the search for the smallest
+ * count meeting KV capacity, load, TPOT, TTFT and latency is left to do
+ * (fit_llm_search), with s->first and s->last set. */
+static bool fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsigned fixed,
+                    reasons *r, search *s) {
   const rs_demand *d = &res->demand;
   rs_projection pm = {.ratio = 1.0, .path = RS_PROJ_SAME}, pc = pm;
   rs_constraint k = RS_CONSTRAINT_NONE;
@@ -591,14 +609,26 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
   if (!rs_llm_prepare(ctx, d, c, c->is_current ? NULL : &pm, c->is_current ? NULL : &pc, &k,
                       &why)) {
     rs_fit_reject(c, k, why, INFINITY);
-    return;
+    return false;
   }
   unsigned first = 1, last = fixed ? fixed : ctx->o->max_replicas;
-  rs_llm_eval(ctx, d, c, 1);
+  /* The count-1 evaluation gives only the figures an overloaded count
+   * leaves in place (it returns before the KV and latency ones), which only
+   * a full fit's rejected shapes show: an audit skips it but for now's. */
+  if (!ctx->o->verdict_only || c->is_current)
+    rs_llm_eval(ctx, d, c, 1);
   double need =
       d->design_peak / ((double)c->servers_per_replica * c->llm.capacity_rps * ctx->o->max_util);
   first = fixed ? fixed : need > 1 ? (unsigned)fmin(ceil(need - 1e-9), (double)last) : 1;
-  for (unsigned n = first; n <= last; n++)
+  s->first = first;
+  s->last = last;
+  return true;
+}
+
+static void fit_llm_search(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, const search *s) {
+  const rs_demand *d = &res->demand;
+  rs_constraint k = RS_CONSTRAINT_NONE;
+  for (unsigned n = s->first; n <= s->last; n++)
     if ((k = rs_llm_eval(ctx, d, c, n)) == RS_CONSTRAINT_NONE)
       break;
   if (k != RS_CONSTRAINT_NONE)
@@ -612,10 +642,12 @@ static void fit_llm(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, unsign
   price(res, c);
 }
 
-/* Fits one shape. fixed > 0 evaluates that replica count instead of
- * searching (the current or a proposed deployment). */
-static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
-                      unsigned fixed, rs_candidate *c) {
+/* Fits one shape up to its replica search. fixed > 0 evaluates that
+ * replica count instead of searching (the current or a proposed
+ * deployment). true: the search is left to do, with what it needs in *s
+ * (fit_search); false: c is decided. */
+static bool fit_begin(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
+                      unsigned fixed, rs_candidate *c, search *s) {
   const rs_demand *d = &res->demand;
   plan pl = {NAN, NAN, NAN, 1.0, in->category == RS_CATEGORY_CPU};
   reasons r;
@@ -628,7 +660,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = c->modelled_ratio = NAN;
   c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
   c->savings_month = c->savings_pct = NAN;
-  data_reasons(ctx, d, &r);
+  r = *ctx->data;
   if (in->price_flag == RS_PRICE_SUSPECT)
     lower(&r, RS_CONF_MEDIUM, "the catalog marks this price suspect");
   if (!current && isnan(in->price_usd_per_hour)) {
@@ -637,18 +669,23 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                                 ctx->cat->version),
                   INFINITY);
     keep_reasons(ctx, c, &r);
-    return;
+    return false;
   }
   if (rs_fit_memory(ctx, d, c, pl.cpu_target) && d->llm.on) {
-    fit_llm(ctx, res, c, fixed, &r);
+    if (fit_llm(ctx, res, c, fixed, &r, s)) {
+      s->r = r;
+      s->llm = true;
+      s->floor = in->price_usd_per_hour * (double)s->first * RS_FIT_HOURS_PER_MONTH;
+      return true;
+    }
     keep_reasons(ctx, c, &r);
-    return;
+    return false;
   }
   if (!c->fits && d->llm.on && c->failed == RS_CONSTRAINT_MEMORY)
     c->reason = rs_llm_memory_reason(ctx, d, c);
   if (!c->fits || !fit_service(ctx, d, c, &pl, &r)) {
     keep_reasons(ctx, c, &r);
-    return;
+    return false;
   }
   if (current && strcmp(c->basis, "measured") != 0)
     c->servers_per_replica = d->source_active;
@@ -674,7 +711,7 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
       price(res, c);
     }
     keep_reasons(ctx, c, &r);
-    return;
+    return false;
   }
   unsigned first = 1, last = ctx->o->max_replicas;
   if (fixed) {
@@ -691,18 +728,34 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
                                   ceil(need), ctx->o->max_util * 100.0, d->design_peak, last),
                     need / (double)last);
       keep_reasons(ctx, c, &r);
-      return;
+      return false;
     }
     first = need > 1 ? (unsigned)ceil(need - 1e-9) : 1;
   }
+  *s = (search){pl, r, first, last, healthy, false, obs_ms, NAN, 0};
+  /* as price() computes it, so that no count from first on costs less */
+  s->floor = in->price_usd_per_hour * (double)first * RS_FIT_HOURS_PER_MONTH;
+  return true;
+}
+
+/* The replica search fit_begin left to do for c. */
+static void fit_search(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *c, search *s) {
+  const rs_demand *d = &res->demand;
+  const plan pl = s->pl;
   rs_constraint k = RS_CONSTRAINT_NONE;
-  for (unsigned n = first; n <= last; n++) {
-    k = evaluate(ctx, d, c, &pl, n, n == last);
+  if (s->llm) {
+    fit_llm_search(ctx, res, c, s);
+    keep_reasons(ctx, c, &s->r);
+    return;
+  }
+  for (unsigned n = s->first; n <= s->last; n++) {
+    k = evaluate(ctx, d, c, &pl, n, n == s->last);
     if (k == RS_CONSTRAINT_NONE)
       break;
   }
-  if (healthy && (k == RS_CONSTRAINT_LATENCY || (k == RS_CONSTRAINT_UTILIZATION && c->util < 1.0)))
-    k = observed_beats_model(ctx, d, c, &pl, obs_ms);
+  if (s->healthy &&
+      (k == RS_CONSTRAINT_LATENCY || (k == RS_CONSTRAINT_UTILIZATION && c->util < 1.0)))
+    k = observed_beats_model(ctx, d, c, &pl, s->obs_ms);
   if (k != RS_CONSTRAINT_NONE) {
     double off = k == RS_CONSTRAINT_LATENCY       ? c->latency_q_ms / d->slo_ms
                  : k == RS_CONSTRAINT_UTILIZATION ? c->util / ctx->o->max_util
@@ -717,22 +770,64 @@ static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in
   c->cs2 = pl.cs2;
   c->service_q_ms = pl.service_q_ms;
   price(res, c);
-  keep_reasons(ctx, c, &r);
+  keep_reasons(ctx, c, &s->r);
+}
+
+static void fit_shape(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in, bool current,
+                      unsigned fixed, rs_candidate *c) {
+  search s;
+  if (fit_begin(ctx, res, in, current, fixed, c, &s))
+    fit_search(ctx, res, c, &s);
 }
 
 /* A shape of an allowed family whose runtime the model's framework lacks
  * (compat.c): listed as rejected, so the reader sees why. */
-static void reject_framework(rs_fit_ctx *ctx, rs_fit_result *res, const rs_instance *in,
-                             const char *why, rs_candidate *c) {
-  reasons r;
+static void reject_framework(rs_fit_ctx *ctx, const rs_instance *in, const char *why,
+                             rs_candidate *c) {
   memset(c, 0, sizeof(*c));
   c->inst = in;
   c->util = c->latency_q_ms = c->host_cpu_util = c->net_util = c->ratio = NAN;
   c->usd_per_hour = c->usd_per_month = c->usd_per_million = NAN;
   c->savings_month = c->savings_pct = NAN;
   rs_fit_reject(c, RS_CONSTRAINT_FRAMEWORK, why, INFINITY);
-  data_reasons(ctx, &res->demand, &r);
-  keep_reasons(ctx, c, &r);
+  keep_reasons(ctx, c, ctx->data);
+}
+
+/* ---- verdict_only: the searches cheapest first ---- */
+
+static int cmp_floor(const void *pa, const void *pb) {
+  const search *a = pa, *b = pb;
+  if (a->floor != b->floor)
+    return a->floor < b->floor ? -1 : 1;
+  return a->at < b->at ? -1 : a->at > b->at;
+}
+
+/* Runs the waiting searches in the order of the least each shape can cost,
+ * until no shape left can change the verdict, its target or the warnings
+ * (rs_fit_verdict_settled): those are marked in skip. A search ends the
+ * same whatever ran before it (the memo of response quantiles only saves
+ * work, and surely_late passes over a count only where the quantile would
+ * fail it too), so the shapes searched end as in catalog order. */
+static void search_cheapest_first(rs_fit_ctx *ctx, rs_fit_result *res, rs_candidate *all, size_t n,
+                                  search *todo, size_t ntodo, bool *skip) {
+  double best = INFINITY; /* the cheapest fit the verdict may choose */
+  for (size_t i = 0; i < n; i++) {
+    skip[i] = false;
+    if (all[i].fits && rs_fit_verdict_eligible(res, &all[i]))
+      best = fmin(best, all[i].usd_per_month);
+  }
+  qsort(todo, ntodo, sizeof(*todo), cmp_floor);
+  for (size_t k = 0; k < ntodo; k++) {
+    if (rs_fit_verdict_settled(res, best, todo[k].floor)) {
+      for (; k < ntodo; k++)
+        skip[todo[k].at] = true;
+      break;
+    }
+    rs_candidate *c = &all[todo[k].at];
+    fit_search(ctx, res, c, &todo[k]);
+    if (c->fits && rs_fit_verdict_eligible(res, c))
+      best = fmin(best, c->usd_per_month);
+  }
 }
 
 /* ---- ranking ---- */
@@ -831,6 +926,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
   res->families = opts->families ? opts->families : sum->profile->model.families;
   if ((st = rs_fit_demand(&ctx, &res->demand, err)) != RS_OK)
     return st;
+  reasons data; /* what the data says, the same for every shape: worded once */
+  data_reasons(&ctx, &res->demand, &data);
+  ctx.data = &data;
   res->current_usd_hour =
       res->demand.source->price_usd_per_hour * (double)sum->profile->current.replicas;
   unsigned now = (unsigned)sum->profile->current.replicas;
@@ -845,7 +943,18 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
     res->proposed->replicas = opts->proposed_replicas;
     price(res, res->proposed);
   }
-  size_t n = 0, nfit = 0;
+  /* verdict_only: the searches wait, to be run cheapest first */
+  search *todo =
+      opts->verdict_only
+          ? rs_arena_alloc_array(arena, cat->ninstances ? cat->ninstances : 1, sizeof(*todo))
+          : NULL;
+  bool *skip =
+      opts->verdict_only
+          ? rs_arena_alloc_array(arena, cat->ninstances ? cat->ninstances : 1, sizeof(*skip))
+          : NULL;
+  if (opts->verdict_only && (todo == NULL || skip == NULL))
+    return rs_arena_error(arena, err, NULL, "while fitting");
+  size_t n = 0, ntodo = 0;
   for (size_t i = 0; i < cat->ninstances; i++) {
     const rs_instance *in = &cat->instances[i];
     if (!allowed(&ctx, res->families, in))
@@ -853,17 +962,28 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
     const char *why =
         opts->families ? NULL : rs_fit_compat(&ctx, sum->profile->model.framework, in);
     if (why != NULL)
-      reject_framework(&ctx, res, in, why, &all[n]);
-    else
+      reject_framework(&ctx, in, why, &all[n]);
+    else if (todo == NULL)
       fit_shape(&ctx, res, in, false, 0, &all[n]);
-    nfit += all[n].fits;
+    else if (fit_begin(&ctx, res, in, false, 0, &all[n], &todo[ntodo]))
+      todo[ntodo++].at = n;
     n++;
   }
+  if (todo != NULL)
+    search_cheapest_first(&ctx, res, all, n, todo, ntodo, skip);
+  size_t nfit = 0, nleft = 0;
+  for (size_t i = 0; i < n; i++)
+    if (skip == NULL || !skip[i]) {
+      nfit += all[i].fits;
+      nleft += !all[i].fits;
+    }
   res->fitting = rs_arena_alloc_array(arena, nfit ? nfit : 1, sizeof(*res->fitting));
-  res->rejected = rs_arena_alloc_array(arena, n - nfit ? n - nfit : 1, sizeof(*res->rejected));
+  res->rejected = rs_arena_alloc_array(arena, nleft ? nleft : 1, sizeof(*res->rejected));
   if (res->fitting == NULL || res->rejected == NULL)
     return rs_arena_error(arena, err, NULL, "while fitting");
   for (size_t i = 0; i < n; i++) {
+    if (skip != NULL && skip[i])
+      continue;
     if (all[i].fits)
       res->fitting[res->nfitting++] = all[i];
     else

@@ -18,6 +18,8 @@
 
 const char *rs_fit_printf(rs_fit_ctx *ctx, const char *fmt, ...) {
   va_list ap;
+  if (ctx->o->terse) /* nothing reads the text (rs_fit_options.terse) */
+    return "";
   va_start(ap, fmt);
   const char *copy = rs_arena_vprintf(ctx->arena, fmt, ap);
   va_end(ap);

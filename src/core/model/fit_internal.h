@@ -20,6 +20,8 @@ typedef struct rs_fit_ctx {
   rs_proj_model proj; /* the projection, fitted to the catalog's calibration once per fit */
   /* Response quantiles already computed in this fit (fit.c); NULL: none kept. */
   struct rs_fit_memo *memo;
+  /* What the data says about every shape (fit.c): worded once per fit. */
+  const struct rs_fit_reasons *data;
 } rs_fit_ctx;
 
 /* printf into the arena; NULL (and ctx->nomem) when out of memory. */
@@ -57,6 +59,17 @@ double rs_fit_tflops(const rs_instance *in);
 /* Decides res->verdict from the ranked fit (verdict.c, the sizing
  * policy); called once at the end of rs_fit. */
 void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res);
+
+/* Whether the verdict may choose fit c as its target (a trusted price, the
+ * memory margin kept): the cheapest such fit bounds what the verdict reads. */
+bool rs_fit_verdict_eligible(const rs_fit_result *res, const rs_candidate *c);
+
+/* Whether the verdict, its target and the warnings are decided, for
+ * rs_fit_options.verdict_only: best is the least $/month of the eligible
+ * fits found so far (INFINITY: none), floor the least any shape not yet
+ * searched can cost; the current deployment is fitted. True when no fit
+ * costing floor or more can change them (verdict.c says why). */
+bool rs_fit_verdict_settled(const rs_fit_result *res, double best, double floor);
 
 /* Marks c rejected by constraint why with its reason and shortfall (need /
  * capacity, INFINITY when no count helps). */

@@ -524,6 +524,8 @@ const char *rs_llm_memory_reason(rs_fit_ctx *ctx, const rs_demand *d, const rs_c
                        ctx->profile->model.shardable ? " (or its shard group)" : "");
 }
 
+static void capacity(const rs_llm_demand *l, rs_llm_fit *f);
+
 bool rs_llm_prepare(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
                     const rs_projection *pr_mem, const rs_projection *pr_comp, rs_constraint *k,
                     const char **why) {
@@ -567,6 +569,7 @@ bool rs_llm_prepare(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
         gib((d->mem_need + longest) * (1.0 + ctx->o->headroom)), gib(c->mem_capacity));
     return false;
   }
+  capacity(l, f); /* the shape's alone: once, not at every replica count */
   return true;
 }
 
@@ -666,7 +669,6 @@ rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, 
   c->replicas = replicas;
   c->servers = replicas * c->servers_per_replica;
   double lambda = d->design_peak / (double)c->servers;
-  capacity(l, f);
   c->service_s = 1.0 / f->capacity_rps;
   c->queue_s = c->service_s;
   c->util = lambda / f->capacity_rps;

@@ -46,14 +46,15 @@ rs_status rs_llm_demand_init(rs_fit_ctx *ctx, rs_demand *d, rs_error *err);
 /* One server's figures on shape c (its devices_per_server set): peak
  * compute and bandwidth and the efficiencies projected from the source
  * (pr_mem and pr_comp: the memory- and compute-bound projections, NULL on
- * the source). false with *why when the shape cannot decode the model
- * within its TPOT (or latency) budget at any batch, or lacks a figure. */
+ * the source), and what one server sustains (c->llm.capacity_rps and what
+ * binds it). false with *why when the shape cannot decode the model within
+ * its TPOT (or latency) budget at any batch, or lacks a figure. */
 bool rs_llm_prepare(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c,
                     const rs_projection *pr_mem, const rs_projection *pr_comp, rs_constraint *k,
                     const char **why);
 
-/* Evaluates the shape at `replicas` (c->servers_per_replica set): fills
- * c->llm, c->util, c->latency_q_ms, c->service_s; the first failing
+/* Evaluates the shape at `replicas` (c->servers_per_replica set, after
+ * rs_llm_prepare): fills c->llm, c->util, c->latency_q_ms, c->service_s; the first failing
  * constraint or RS_CONSTRAINT_NONE. */
 rs_constraint rs_llm_eval(rs_fit_ctx *ctx, const rs_demand *d, rs_candidate *c, unsigned replicas);
 

@@ -388,6 +388,30 @@ void rs_fit_verdict(rs_fit_ctx *ctx, rs_fit_result *res) {
         rs_fit_printf(ctx, "%s (the current shape's own price is marked suspect)", v->reason);
 }
 
+bool rs_fit_verdict_eligible(const rs_fit_result *res, const rs_candidate *c) {
+  return c->inst->price_flag != RS_PRICE_SUSPECT && keeps_margin(&res->demand, c);
+}
+
+/* What the rules read of the fits, all of which cost at most best * (1 +
+ * RS_FIT_PORT_PREMIUM) when an eligible fit costs best: choose_target reads
+ * the ranked fits up to the first eligible one (which costs best) and
+ * same_family those up to best * (1 + RS_FIT_PORT_PREMIUM); passed_over,
+ * the near-memory warning and the no-fit rule read the first fit, which
+ * costs best or less. rule_underused alone reads further, every shape
+ * cheaper than now, and only under RS_FIT_UNDERUSED_PCT peak utilization:
+ * then the shapes not searched must cost now's $/month or more. (A shape
+ * that fails the spec, which that rule also reads, is decided before any
+ * search.) A fit's $/month is never under its floor, so the fits costing
+ * less than floor are all known, in the order they rank. */
+bool rs_fit_verdict_settled(const rs_fit_result *res, double best, double floor) {
+  unsigned idle;
+  if (!(best * (1.0 + RS_FIT_PORT_PREMIUM) < floor))
+    return false;
+  if (floor >= res->current_usd_hour * RS_FIT_HOURS_PER_MONTH)
+    return true;
+  return !(peak_util(res, &idle) < RS_FIT_UNDERUSED_PCT);
+}
+
 /* "YYYY-MM-DD" -> days since the epoch; false when it is not one. */
 static bool parse_date(const char *s, int64_t *days) {
   int64_t y, m, d;

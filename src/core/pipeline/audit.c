@@ -490,6 +490,11 @@ rs_status rs_audit_run(rs_audit **out, const char *const *files, size_t nfiles,
   rs_pipeline pipeline = *opts->pipeline;
   rs_audit_options o = *opts;
   o.pipeline = &pipeline;
+  /* A row keeps numbers, codes and the verdict's shapes (keep_row): no
+   * texts, and without consolidation, which reads every fit, only the
+   * shapes that can change the verdict. */
+  pipeline.fit.terse = true;
+  pipeline.fit.verdict_only = !opts->consolidate;
   if (pipeline.fit.projection == NULL &&
       rs_fit_projection(&pipeline.fit.projection, &a->arenas[0], pipeline.catalog) != RS_OK) {
     free(ctx);
