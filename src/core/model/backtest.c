@@ -168,7 +168,8 @@ static bool begin(double s50, double sigma, double lo, const rs_queue_result *r,
   if (!r->stable || !(r->p_wait > 0) || !(r->mean_wait_s > 0))
     return false;
   double cm = r->mean_wait_s / r->p_wait;
-  *hi = lo + cm * fmax(log(r->p_wait / tail), 0.0) + 1e-9;
+  /* fmax(log(x), 0) is 0 wherever x <= 1: no log there (most p50s) */
+  *hi = lo + cm * (r->p_wait > tail ? fmax(log(r->p_wait / tail), 0.0) : 0.0) + 1e-9;
   *f = (tail_fn){s50, sigma, cm, 1.0 / cm, r->p_wait, tail};
   *out = 0.5 * (lo + *hi) * 1e3;
   return *hi - lo > 1e-5 * *hi;
@@ -252,7 +253,6 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
   known k = {-INFINITY, INFINITY};
   /* Newton on g(t) = ln tail(t) - ln(1 - p), kept inside [a, b] */
   double a = lo, b = hi, t = *guess > lo && *guess < hi ? *guess : hi, step = INFINITY;
-  double ltail = log(tail);
   for (int it = 0; it < 8; it++) {
     double v, dv;
     int side = look(&f, t, false, &v, &dv);
@@ -266,7 +266,7 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
     /* ln(v / tail), by its series near the root (4 terms: within 1e-6 of
      * it for |x| < 0.03; the root search only has to get near) */
     double x = v / tail - 1;
-    double g = fabs(x) < 0.03 ? x * (1 - x * (0.5 - x * (1.0 / 3 - x * 0.25))) : log(v) - ltail;
+    double g = fabs(x) < 0.03 ? x * (1 - x * (0.5 - x * (1.0 / 3 - x * 0.25))) : log(v / tail);
     double next = t - g * v / dv;
     if (!(next > a && next < b))
       next = 0.5 * (a + b);
