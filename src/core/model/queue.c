@@ -438,9 +438,12 @@ static double gap_d(double u, double s50, double sigma, const wait_dist *w, doub
  * the bracket (or a slope that is not negative) gives way to the
  * reference's doubling step while hi is unknown and to bisection after.
  * The stops are the reference's (gap() within 1e-14 of 0, or the bracket
- * 1e-14 wide in ln t) plus one more: a Newton step so small that the next
- * one, by the last two steps' quadratic rate, would move u by under 1e-15 is
- * taken without evaluating where it lands. */
+ * 1e-14 wide in ln t) plus one more: a Newton step so small that
+ * the next one, by the last two steps' quadratic rate, would move u by
+ * under 1e-15 is taken without evaluating where it lands (only once the
+ * step before was under 0.01: a long first step that happens to land close
+ * says nothing of the rate, and taken as its measure it stopped a search 5e-13
+ * off in a trial of Newton steps in t). */
 static double newton(double u, double f, double d, double lo, double hi, double bstep, double s50,
                      double sigma, const wait_dist *w, double tail) {
   double prev = NAN;
@@ -449,7 +452,7 @@ static double newton(double u, double f, double d, double lo, double hi, double 
     bool newton_ok = d < 0 && un > lo && un < hi;
     if (newton_ok) {
       double a = fabs(step);
-      if (a <= 1e-14 || a * a * a <= 1e-15 * prev * prev)
+      if (a <= 1e-14 || (prev <= 1e-2 && a * a * a <= 1e-15 * prev * prev))
         return exp(un);
       prev = a;
     } else {
