@@ -110,8 +110,12 @@ double rs_lognormal_mean(double qp, double p, double cv2) {
  * (tests/unit/test_queue_ref.c keeps the Lentz form as the reference).
  * gamma_q_scaled returns e^ln_k Q(a, x): above a + 1 the factor joins the
  * front's exponent, one exp instead of two where the response tail weighs Q
- * by the normal density. */
-static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
+ * by the normal density. With dens not NULL it also stores e^ln_k times
+ * Q's density, -dQ/dx = x^(a-1) e^-x / Gamma(a) (0 where Q is 1 or its front
+ * underflows): the front already computed, over x. */
+static double gamma_q_scaled(double a, double lga, double x, double ln_k, double *dens) {
+  if (dens != NULL)
+    *dens = 0.0;
   if (!(x > 0))
     return exp(ln_k);
   double ln_front = a * log(x) - x - lga;
@@ -119,6 +123,8 @@ static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
     double k = exp(ln_k), front = exp(ln_front);
     if (front == 0)
       return k;
+    if (dens != NULL)
+      *dens = k * front / x;
     double term = 1.0 / a, sum = term;
     for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
       term *= x / (a + n);
@@ -129,6 +135,8 @@ static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
   double front = exp(ln_k + ln_front);
   if (front == 0)
     return 0.0;
+  if (dens != NULL)
+    *dens = front / x;
   /* A_-1 = 1, A_0 = 0, B_-1 = 0, B_0 = 1; the first step gives 1 / b0. */
   double b = x + 1 - a, a0 = 0, a1 = 1, b0 = 1, b1 = b, f = 1 / b;
   for (int n = 1; n < 200; n++) {
@@ -151,7 +159,7 @@ static double gamma_q_scaled(double a, double lga, double x, double ln_k) {
   return front * f;
 }
 
-double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0); }
+double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0, NULL); }
 
 /* The wait W: 0 with probability 1 - p_wait, else gamma with this mean and
  * shape (1 / its squared coefficient of variation); lga = lgamma(shape). */
@@ -172,31 +180,56 @@ static double wait_tail(const wait_dist *w, double x) {
  * nothing that shows; running on to a far z(t) (a narrow S beside a long
  * t) would leave a handful of nodes on S's spread and the sum up to 25%
  * off (docs/model.md, "The quantile of the sum"). zmax = INFINITY is the
- * full range, the reference of the tests. */
+ * full range, the reference of the tests.
+ * With dtail not NULL it also stores the derivative in t of that same sum
+ * (not of the exact tail): the nodes move with z(t) when it is the top, so
+ * each term's change carries their motion, dz/dt = (1 - v^3) / (sigma t),
+ * beside W's density at the node (gamma_q_scaled's dens). The quantile's
+ * Newton steps use it; the value is computed as without it. */
 static double response_tail_n(double t, double s50, double sigma, const wait_dist *w, int panels,
-                              double zmax) {
+                              double zmax, double *dtail) {
+  const double rt2pi = sqrt(2 * 3.14159265358979323846);
   double zt = sigma > 0 ? log(t / s50) / sigma : (t >= s50 ? INFINITY : -INFINITY);
   double above = sigma > 0 ? 0.5 * erfc(zt / sqrt(2.0)) : (t < s50 ? 1.0 : 0.0);
+  double dzt = sigma > 0 ? 1 / (sigma * t) : 0, k = w->shape / w->mean_s;
+  if (dtail != NULL)
+    *dtail = isfinite(zt) ? -exp(-zt * zt / 2) / rt2pi * dzt : 0.0;
   if (!(w->p_wait > 0) || zt == -INFINITY)
     return above;
-  if (sigma == 0)
-    return above + wait_tail(w, t - s50);
+  if (sigma == 0) {
+    double dens, tw = w->p_wait * gamma_q_scaled(w->shape, w->lga, (t - s50) * w->shape / w->mean_s,
+                                                 0.0, &dens);
+    if (dtail != NULL)
+      *dtail = -w->p_wait * dens * k;
+    return above + tw;
+  }
   /* z = top - span v^3 crowds the nodes near top: at z(t), when it is the
    * top, W's density may be unbounded (gamma shape below 1) and the
    * integrand is least smooth. */
   double top = fmin(zt, zmax);
-  double span = fmax(top + 6.5, 0.0), h = 1.0 / panels, sum = 0;
+  double span = fmax(top + 6.5, 0.0), h = 1.0 / panels, sum = 0, dsum = 0;
+  double dtop = zt < zmax ? dzt : 0, dspan = top + 6.5 > 0 ? dtop : 0;
   for (int i = 1; i <= panels; i++) {
     double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
     double z = top - span * v * v * v, s = s50 * exp(sigma * z);
     double x = fmax(t - s, 0.0) * w->shape / w->mean_s;
-    sum += wt * 3 * span * v * v * w->p_wait * gamma_q_scaled(w->shape, w->lga, x, -z * z / 2);
+    if (dtail == NULL) {
+      sum +=
+          wt * 3 * span * v * v * w->p_wait * gamma_q_scaled(w->shape, w->lga, x, -z * z / 2, NULL);
+      continue;
+    }
+    double dens, g = gamma_q_scaled(w->shape, w->lga, x, -z * z / 2, &dens);
+    double dz = (1 - v * v * v) * dtop, dx = x > 0 ? (1 - s * sigma * dz) * k : 0;
+    sum += wt * 3 * span * v * v * w->p_wait * g;
+    dsum += wt * 3 * v * v * w->p_wait * (dspan * g - span * (dens * dx + z * dz * g));
   }
+  if (dtail != NULL)
+    *dtail += dsum * h / 3 / rt2pi;
   return above + sum * h / 3 / sqrt(2 * 3.14159265358979323846);
 }
 
 static double response_tail(double t, double s50, double sigma, const wait_dist *w) {
-  return response_tail_n(t, s50, sigma, w, 40, 6.5);
+  return response_tail_n(t, s50, sigma, w, 40, 6.5, NULL);
 }
 
 /* The wait of q as a wait_dist (docs/model.md, "Latency"):
@@ -279,7 +312,7 @@ double rs_queue_response_tail_ref(const rs_queue *q, double s50_s, double s_cs2,
     return NAN;
   if (!tail_setup(q, s50_s, s_cs2, t, &w, &edge))
     return edge;
-  return response_tail_n(t, s50_s, sqrt(log1p(s_cs2)), &w, panels, INFINITY);
+  return response_tail_n(t, s50_s, sqrt(log1p(s_cs2)), &w, panels, INFINITY, NULL);
 }
 
 double rs_queue_response_tail_floor(const rs_queue *q, double s50_s, double s_cs2, double t) {
@@ -338,13 +371,35 @@ static double regula_falsi(double lo, double flo, double hi, double fhi, double 
   return exp(0.5 * (lo + hi));
 }
 
-double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
-  if (!valid(q, s50_s, s_cs2) || !(p > 0 && p < 1))
-    return NAN;
+/* The edges shared by the quantile searches: false with *edge set (NaN for
+ * bad input, INFINITY for an unstable queue), else true with *w the wait of q. */
+static bool quantile_setup(const rs_queue *q, double s50_s, double s_cs2, double p, wait_dist *w,
+                           double *edge) {
+  if (!valid(q, s50_s, s_cs2) || !(p > 0 && p < 1)) {
+    *edge = NAN;
+    return false;
+  }
   rs_queue_result r = rs_queue_eval(q);
-  if (!r.stable)
-    return INFINITY;
-  wait_dist w = wait_of(q, &r);
+  if (!r.stable) {
+    *edge = INFINITY;
+    return false;
+  }
+  *w = wait_of(q, &r);
+  return true;
+}
+
+/* The search's first step up from S's quantile e^lo: to S's quantile plus
+ * W's with an exponential tail of W's conditional mean, at least 5%. */
+static double first_step(const wait_dist *w, double tail, double lo) {
+  double wq = w->p_wait > tail ? w->mean_s * log(w->p_wait / tail) : 0.0;
+  return fmax(log1p(wq / exp(lo)), 0.05);
+}
+
+double rs_queue_response_quantile_ref(const rs_queue *q, double s50_s, double s_cs2, double p) {
+  wait_dist w;
+  double edge;
+  if (!quantile_setup(q, s50_s, s_cs2, p, &w, &edge))
+    return edge;
   double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
   /* S >= 0 and W >= 0, so S's quantile bounds the sum's from below. The
    * first upper end is S's quantile plus W's with an exponential tail of W's
@@ -356,8 +411,7 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
   double flo = gap(lo, s50_s, sigma, &w, tail);
   if (!(flo > 0))
     return exp(lo);
-  double wq = w.p_wait > tail ? w.mean_s * log(w.p_wait / tail) : 0.0;
-  double step = fmax(log1p(wq / exp(lo)), 0.05), hi = lo + step;
+  double step = first_step(&w, tail, lo), hi = lo + step;
   double fhi = gap(hi, s50_s, sigma, &w, tail);
   for (int i = 0; i < 200 && fhi > 0; i++) {
     lo = hi, flo = fhi;
@@ -366,4 +420,76 @@ double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2,
     fhi = gap(hi, s50_s, sigma, &w, tail);
   }
   return regula_falsi(lo, flo, hi, fhi, s50_s, sigma, &w, tail);
+}
+
+/* gap() and its derivative in u, t P'(t) / P(t) (0 where the tail
+ * underflows: no slope to follow there). */
+static double gap_d(double u, double s50, double sigma, const wait_dist *w, double tail,
+                    double *slope) {
+  double t = exp(u), dt, r = response_tail_n(t, s50, sigma, w, 40, 6.5, &dt);
+  *slope = r > 1e-300 ? t * dt / r : 0.0;
+  return log(fmax(r, 1e-300)) - log(tail);
+}
+
+/* The root of gap() from u (gap f, slope d) inside [lo, hi] (gap(lo) > 0;
+ * hi INFINITY while no point above the root is known): Newton steps on the
+ * same gap() the reference's regula falsi solves, with the derivative of the
+ * same 40-panel sum, so both converge on the same root. A step that leaves
+ * the bracket (or a slope that is not negative) gives way to the
+ * reference's doubling step while hi is unknown and to bisection after.
+ * The stops are the reference's (gap() within 1e-14 of 0, or the bracket
+ * 1e-14 wide in ln t) plus one more: a Newton step so small that
+ * the next one, by the last two steps' quadratic rate, would move u by
+ * under 1e-15 is taken without evaluating where it lands (only once the
+ * step before was under 0.01: a long first step that happens to land close
+ * says nothing of the rate, and taken as its measure it stopped a search 5e-13
+ * off in a trial of Newton steps in t). */
+static double newton(double u, double f, double d, double lo, double hi, double bstep, double s50,
+                     double sigma, const wait_dist *w, double tail) {
+  double prev = NAN;
+  for (int i = 0; i < 100 && hi - lo > 1e-14; i++) {
+    double step = -f / d, un = u + step;
+    bool newton_ok = d < 0 && un > lo && un < hi;
+    if (newton_ok) {
+      double a = fabs(step);
+      if (a <= 1e-14 || (prev <= 1e-2 && a * a * a <= 1e-15 * prev * prev))
+        return exp(un);
+      prev = a;
+    } else {
+      prev = NAN;
+      if (isinf(hi)) {
+        un = lo + bstep;
+        bstep = fmin(2 * bstep, 2.0);
+      } else {
+        un = 0.5 * (lo + hi);
+      }
+      if (!(un > lo && un < hi)) /* lo and hi adjacent doubles */
+        break;
+    }
+    f = gap_d(un, s50, sigma, w, tail, &d);
+    if (fabs(f) <= 1e-14)
+      return exp(un);
+    if (f > 0)
+      lo = un;
+    else
+      hi = un;
+    u = un;
+  }
+  return exp(0.5 * (lo + hi));
+}
+
+double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
+  wait_dist w;
+  double edge, d;
+  if (!quantile_setup(q, s50_s, s_cs2, p, &w, &edge))
+    return edge;
+  double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
+  /* S's quantile bounds the sum's from below (W >= 0); Newton runs up from
+   * there. The doubling step is the reference's first upper end, used only
+   * where a Newton step fails. */
+  double lo = log(s50_s) + sigma * rs_normal_quantile(p);
+  double flo = gap_d(lo, s50_s, sigma, &w, tail, &d);
+  if (!(flo > 1e-14))
+    return exp(lo);
+  return newton(lo, flo, d, lo, INFINITY, first_step(&w, tail, lo), s50_s, sigma, &w, tail);
 }

@@ -56,6 +56,11 @@ double rs_queue_wait_quantile(const rs_queue *q, double p);
  * input. */
 double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p);
 
+/* rs_queue_response_quantile as it was found before (regula falsi with the
+ * Anderson-Bjorck weight on the same tail, several more evaluations): the
+ * reference the tests hold the Newton search to (within 1e-13 relative). */
+double rs_queue_response_quantile_ref(const rs_queue *q, double s50_s, double s_cs2, double p);
+
 /* P(R > t) for the same R = S + W: the chance a request takes longer than t
  * seconds. One evaluation where the quantile needs a root search, so "does the
  * p-quantile meet t?" is rs_queue_response_tail(...) <= 1 - p. 1 when q is
