@@ -435,6 +435,45 @@ static void test_accessor_expect_and_keys(void **state) {
             "unknown key 'instanse' in current, expected one of: provider, instance");
 }
 
+/* rs_doc_read_file around its 8 KiB read block: every byte, NUL-ended, and
+ * no more, whether the last block was short or exactly full. */
+static void test_read_file_sizes(void **state) {
+  static const size_t sizes[] = {0, 1, 444, 8191, 8192, 8193, 16384, 20000};
+  char dir[] = "/tmp/rs_test_docread_XXXXXX", path[64];
+  char *want = malloc(20000);
+  assert_non_null(want);
+  for (size_t i = 0; i < 20000; i++)
+    want[i] = (char)('0' + i % 10);
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/d.yaml", dir);
+  for (size_t k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+    char *data = NULL;
+    size_t len = 1;
+    rs_error err;
+    FILE *fp = fopen(path, "wb");
+    assert_non_null(fp);
+    assert_int_equal(fwrite(want, 1, sizes[k], fp), sizes[k]);
+    fclose(fp);
+    rs_error_clear(&err);
+    assert_int_equal(rs_doc_read_file(&data, &len, *state, path, 1 << 20, &err), RS_OK);
+    assert_int_equal(len, sizes[k]);
+    assert_memory_equal(data, want, sizes[k]);
+    assert_int_equal(data[len], '\0');
+  }
+  /* The limit still counts every block, the exactly full last one too. */
+  {
+    char *data = NULL;
+    size_t len = 0;
+    rs_error err;
+    rs_error_clear(&err);
+    assert_int_equal(rs_doc_read_file(&data, &len, *state, path, 16384, &err), RS_LIMIT);
+    assert_non_null(strstr(err.msg, "larger than 16384 bytes"));
+  }
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_yaml_tree_and_positions, setup_arena, teardown_arena),
@@ -446,6 +485,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_json_errors, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_load_files, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_load_errors, setup_arena, teardown_arena),
+      cmocka_unit_test_setup_teardown(test_read_file_sizes, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_accessor_string, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_accessor_double, setup_arena, teardown_arena),
       cmocka_unit_test_setup_teardown(test_accessor_uint, setup_arena, teardown_arena),

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ingest_stream.h"
 #include "rightsize/arena.h"
@@ -174,11 +175,81 @@ static void test_slurp_limit(void **state) {
   free(z);
 }
 
+/* A file (not memory) read through rs_instream_open at sizes around the
+ * 64 KiB window and cap boundaries: every byte once, then only ends of
+ * file, whether the last read was short or exactly filled its buffer. */
+static void assert_file_round_trip(size_t size, size_t cap) {
+  char dir[] = "/tmp/rs_test_instream_XXXXXX", path[64];
+  rs_instream *s = NULL;
+  rs_error err;
+  size_t n = 0, got = 1;
+  char *data = malloc(size + 1), *out = malloc(size + cap + 1);
+  assert_non_null(data);
+  assert_non_null(out);
+  for (size_t i = 0; i < size; i++)
+    data[i] = (char)('a' + (i * 7 + i / 13) % 26);
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof(path), "%s/f.csv", dir);
+  FILE *fp = fopen(path, "wb");
+  assert_non_null(fp);
+  assert_int_equal(fwrite(data, 1, size, fp), size);
+  fclose(fp);
+  rs_error_clear(&err);
+  assert_int_equal(rs_instream_open(&s, path, &err), RS_OK);
+  while (got > 0) {
+    assert_int_equal(rs_instream_read(s, out + n, cap, &got, &err), RS_OK);
+    assert_true(n + got <= size);
+    n += got;
+  }
+  assert_int_equal(rs_instream_read(s, out, cap, &got, &err), RS_OK); /* still the end */
+  assert_int_equal(got, 0);
+  assert_int_equal(n, size);
+  assert_memory_equal(out, data, size);
+  rs_instream_free(s);
+  assert_int_equal(unlink(path), 0);
+  assert_int_equal(rmdir(dir), 0);
+  free(data);
+  free(out);
+}
+
+static void test_file_sizes(void **state) {
+  static const size_t sizes[] = {1, 8, 500, 65535, 65536, 65537, 131072, 262144, 300001};
+  static const size_t caps[] = {1000, 65536, 262144};
+  (void)state;
+  for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
+    for (size_t j = 0; j < sizeof(caps) / sizeof(caps[0]); j++)
+      assert_file_round_trip(sizes[i], caps[j]);
+}
+
+/* A compressed file from disk, not memory, decodes to its source too. */
+static void test_gzip_file(void **state) {
+  char path[512];
+  rs_instream *s = NULL;
+  rs_error err;
+  size_t plen, n = 0, got = 1;
+  char *p = load("samples/native_full.csv", &plen), *out = malloc(1 << 20);
+  (void)state;
+  assert_non_null(out);
+  snprintf(path, sizeof(path), "%s/compressed/native_full.csv.gz", RS_TEST_DATA);
+  rs_error_clear(&err);
+  assert_int_equal(rs_instream_open(&s, path, &err), RS_OK);
+  while (got > 0) {
+    assert_int_equal(rs_instream_read(s, out + n, 4096, &got, &err), RS_OK);
+    n += got;
+  }
+  assert_int_equal(n, plen);
+  assert_memory_equal(out, p, plen);
+  rs_instream_free(s);
+  free(p);
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gzip_and_zstd), cmocka_unit_test(test_encoding_and_head),
       cmocka_unit_test(test_gzip_members),  cmocka_unit_test(test_bad_inputs),
-      cmocka_unit_test(test_slurp_limit),
+      cmocka_unit_test(test_slurp_limit),   cmocka_unit_test(test_file_sizes),
+      cmocka_unit_test(test_gzip_file),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

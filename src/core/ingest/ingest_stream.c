@@ -60,6 +60,8 @@ static rs_status raw_fill(rs_instream *s, rs_error *err) {
   }
   s->rend += got;
   s->raw_read += got;
+  if (s->fp != NULL && feof(s->fp)) /* a short read met the end: no read for it again */
+    s->raw_eof = true;
   rs_progress_update(s->progress, s->raw_read); /* once per block: a clock read */
   if (got == 0)
     s->raw_eof = true;
@@ -84,7 +86,7 @@ static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, 
     }
     s->raw_read += n;
     rs_progress_update(s->progress, s->raw_read);
-    if (n == 0)
+    if (n == 0 || (s->fp != NULL && feof(s->fp)))
       s->raw_eof = true;
     *got = n;
     return RS_OK;
@@ -313,8 +315,13 @@ rs_status rs_instream_open(rs_instream **out, const char *path, rs_error *err) {
       return st;
     }
     s->owns_fp = true;
+    /* Unbuffered: every read here asks for a 64 KiB block or more, which
+     * stdio would pass straight through anyway; without a stdio buffer
+     * there is no fstat for its size either. */
+    setvbuf(s->fp, NULL, _IONBF, 0);
   }
-  if (fstat(fileno(s->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
+  /* A regular file was checked above; only standard input is left. */
+  if (!s->owns_fp && fstat(fileno(s->fp), &sb) == 0 && S_ISDIR(sb.st_mode)) {
     rs_error_set(err, RS_IO, path, 0, 0, "is a directory, expected a file");
     rs_instream_free(s);
     return RS_IO;

@@ -58,8 +58,13 @@ static rs_status slurp(char **data, size_t *len, rs_arena *arena, FILE *fp, cons
   size_t got;
   rs_status st = RS_OK;
   rs_buf_init(&buf, max_bytes);
-  while (st == RS_OK && (got = fread(chunk, 1, sizeof(chunk), fp)) > 0)
-    st = rs_buf_append(&buf, chunk, got);
+  /* A short fread means end of file or an error (checked below): no read
+   * after it, which for a small file saves a system call. */
+  do {
+    got = fread(chunk, 1, sizeof(chunk), fp);
+    if (got > 0)
+      st = rs_buf_append(&buf, chunk, got);
+  } while (st == RS_OK && got == sizeof(chunk));
   if (st == RS_LIMIT)
     st = rs_error_set(err, RS_LIMIT, path, 0, 0, "file is larger than %zu bytes", max_bytes);
   else if (st != RS_OK)
@@ -82,6 +87,7 @@ rs_status rs_doc_read_file(char **data, size_t *len, rs_arena *arena, const char
   rs_status st = rs_file_open_regular(&fp, path, err);
   if (st != RS_OK)
     return st;
+  setvbuf(fp, NULL, _IONBF, 0); /* whole 8 KiB blocks: no stdio buffer, no fstat for it */
   st = slurp(data, len, arena, fp, path, max_bytes, err);
   fclose(fp);
   return st;

@@ -399,12 +399,13 @@ static rs_status resolve(ctx *c, const rs_node *n, rs_sample_file *f) {
   f->path = full;
   f->line = n->line;
   f->col = n->col;
-  if (stat(full, &sb) != 0 && errno == ELOOP)
-    return rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
-                        "sample file '%s' is a symbolic link loop (looked at %s)", f->given, full);
-  if (stat(full, &sb) != 0)
-    return rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
-                        "sample file '%s' not found (looked at %s)", f->given, full);
+  if (stat(full, &sb) != 0) /* one stat: its errno tells a loop from a missing file */
+    return errno == ELOOP
+               ? rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
+                              "sample file '%s' is a symbolic link loop (looked at %s)", f->given,
+                              full)
+               : rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
+                              "sample file '%s' not found (looked at %s)", f->given, full);
   if (S_ISDIR(sb.st_mode))
     return rs_error_set(c->err, RS_IO, c->path, n->line, n->col,
                         "sample file '%s' (%s) is a directory, expected a file", f->given, full);
