@@ -7,6 +7,8 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
+#include <string.h>
 
 #include "queue.h"
 
@@ -191,56 +193,80 @@ static void test_tail_vs_converged(void **state) {
   assert_true(rs_queue_response_tail_ref(&q, 0.005, 1.0, INFINITY, 20) == 0.0);
 }
 
-/* The Newton search against the regula falsi it replaced
- * (rs_queue_response_quantile_ref), over 14,400 points: servers 1-128, loads
- * from nearly idle (the wait under 1e-14 of the tail, where the reference
- * bisected 45 times) to 0.995, wait variability from constant to heavy,
- * service narrow to heavy (and constant) on either side of the hold time,
- * the median to the p99.99. Both stop within about 1e-14 of the same root of
- * the same 40-panel tail, so they agree to 1e-13 relative: 10 significant
- * digits print the same. The edges (unstable, bad input) are the same. */
-static void test_quantile_vs_ref(void **state) {
-  (void)state;
+/* The quantile tests' grid, 14,400 points: servers 1-128, loads from nearly
+ * idle (the wait under 1e-14 of the tail, where the reference bisected 45
+ * times) to 0.995, wait variability from constant to heavy, service narrow
+ * to heavy (and constant) on either side of the hold time, the median to the
+ * p99.99. */
+typedef struct grid_pt {
+  rs_queue q;
+  double rho, s50, scs2, p;
+} grid_pt;
+enum { GRID_N = 9 * 8 * 5 * 5 * 4 * 2 };
+
+static size_t quantile_grid(grid_pt *g) {
   static const unsigned cs[] = {1, 2, 3, 5, 8, 16, 32, 64, 128};
   static const double rhos[] = {0.001, 0.05, 0.2, 0.5, 0.8, 0.9, 0.97, 0.995};
   static const double cs2s[] = {0, 0.005, 0.1, 1, 4};
   static const double s50s[] = {0.01, 0.3, 1, 5, 100}; /* x the hold time */
   static const double ps[] = {0.5, 0.95, 0.99, 0.9999};
   static const double scs2s[] = {-1, 0}; /* -1: the queue's own cs2 */
-  double worst = 0;
-  long n = 0, flat = 0;
+  size_t n = 0;
   for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
     for (size_t j = 0; j < sizeof(rhos) / sizeof(rhos[0]); j++)
       for (size_t k = 0; k < sizeof(cs2s) / sizeof(cs2s[0]); k++)
         for (size_t l = 0; l < sizeof(s50s) / sizeof(s50s[0]); l++)
           for (size_t m = 0; m < sizeof(ps) / sizeof(ps[0]); m++)
             for (size_t o = 0; o < sizeof(scs2s) / sizeof(scs2s[0]); o++) {
-              double hold = 0.004, s50 = hold * s50s[l];
-              double scs2 = scs2s[o] < 0 ? cs2s[k] : 0.3 * (1 + (double)(l + m) / 4);
-              rs_queue q = {cs[i], rhos[j] * cs[i] / hold, hold, 1.0, cs2s[k]};
-              double got = rs_queue_response_quantile(&q, s50, scs2, ps[m]);
-              double want = rs_queue_response_quantile_ref(&q, s50, scs2, ps[m]);
-              double e = fabs(got / want - 1);
+              double hold = 0.004;
+              g[n] = (grid_pt){
+                  .q = {cs[i], rhos[j] * cs[i] / hold, hold, 1.0, cs2s[k]},
+                  .rho = rhos[j],
+                  .s50 = hold * s50s[l],
+                  .scs2 = scs2s[o] < 0 ? cs2s[k] : 0.3 * (1 + (double)(l + m) / 4),
+                  .p = ps[m],
+              };
               n++;
-              if (!(e <= 1e-13)) {
-                /* The one place the root is not defined that finely: a
-                 * constant S and P(W > 0) equal to 1 - p (c = 1, rho = 1 - p),
-                 * where P(R > t) = P(W > 0) Q(t - S) stays within 1e-14 of
-                 * 1 - p for 1e-8 of t past S. Any t there meets both
-                 * searches' stop; each answer must. */
-                double c_wait = rs_erlang_c(cs[i], rhos[j] * cs[i]), tail = 1 - ps[m];
-                double tg = rs_queue_response_tail(&q, s50, scs2, got);
-                double tw = rs_queue_response_tail(&q, s50, scs2, want);
-                if (!(scs2 == 0 && fabs(c_wait / tail - 1) < 1e-12 &&
-                      fabs(log(tg / tail)) <= 1e-14 && fabs(log(tw / tail)) <= 1e-14))
-                  fail_msg(
-                      "quantile %.17g, reference %.17g: c %u rho %g cs2 %g s50 %g scs2 %g p %g",
-                      got, want, cs[i], rhos[j], cs2s[k], s50, scs2, ps[m]);
-                flat++;
-                continue;
-              }
-              worst = fmax(worst, e);
             }
+  return n;
+}
+
+static grid_pt grid[GRID_N];
+
+/* Whether got, off the other search's answer by more than 1e-13, is at the
+ * one place the root is not defined that finely: a constant S and P(W > 0)
+ * equal to 1 - p (c = 1, rho = 1 - p), where P(R > t) = P(W > 0) Q(t - S)
+ * stays within 1e-14 of 1 - p for 1e-8 of t past S. Any t there meets the
+ * searches' stop; got must. */
+static bool flat_root(const grid_pt *g, double got) {
+  double c_wait = rs_erlang_c(g->q.servers, g->rho * g->q.servers), tail = 1 - g->p;
+  double tg = rs_queue_response_tail(&g->q, g->s50, g->scs2, got);
+  return g->scs2 == 0 && fabs(c_wait / tail - 1) < 1e-12 && fabs(log(tg / tail)) <= 1e-14;
+}
+
+/* The Newton search against the regula falsi it replaced
+ * (rs_queue_response_quantile_ref) over the grid. Both stop within about
+ * 1e-14 of the same root of the same 40-panel tail, so they agree to 1e-13
+ * relative: 10 significant digits print the same. The edges (unstable, bad
+ * input) are the same. */
+static void test_quantile_vs_ref(void **state) {
+  (void)state;
+  double worst = 0;
+  long n = (long)quantile_grid(grid), flat = 0;
+  for (long i = 0; i < n; i++) {
+    const grid_pt *g = &grid[i];
+    double got = rs_queue_response_quantile(&g->q, g->s50, g->scs2, g->p);
+    double want = rs_queue_response_quantile_ref(&g->q, g->s50, g->scs2, g->p);
+    double e = fabs(got / want - 1);
+    if (!(e <= 1e-13)) {
+      if (!flat_root(g, got) || !flat_root(g, want))
+        fail_msg("quantile %.17g, reference %.17g: c %u rho %g cs2 %g s50 %g scs2 %g p %g", got,
+                 want, g->q.servers, g->rho, g->q.cs2, g->s50, g->scs2, g->p);
+      flat++;
+      continue;
+    }
+    worst = fmax(worst, e);
+  }
   assert_true(n >= 10000);
   rs_queue over = {2, 300.0, 0.01, 1.0, 1.0}, q = {2, 100.0, 0.01, 1.0, 1.0};
   assert_true(isinf(rs_queue_response_quantile(&over, 0.01, 1.0, 0.99)) &&
@@ -258,11 +284,73 @@ static void test_quantile_vs_ref(void **state) {
                 worst, flat);
 }
 
+/* rs_queue_response_quantile_from against the plain search over the grid,
+ * each point with two of these guesses in turn: far low, below S's
+ * quantile, near the answer either side, far high (where the tail
+ * underflows and bisection has to find the way back), not numbers, and the
+ * answer at a lower load (how the back-test calls it). Both stop within
+ * about 1e-14 of the same root, so they agree to 1e-13 relative, but at the
+ * flat root (flat_root). A guess that is not above S's quantile is no
+ * guess: the same bits. */
+static void test_quantile_from(void **state) {
+  (void)state;
+  /* multiples of the answer; 0 and below: the special guesses */
+  static const double guesses[] = {1e-9, 0.5, 0.97, 0.9999, 1.0001, 1.03, 2, 1e6, -1, -2, -3, -4};
+  enum { NG = sizeof(guesses) / sizeof(guesses[0]) };
+  long n = 0, flat = 0, same = 0, kinds[NG] = {0};
+  double worst = 0;
+  size_t npt = quantile_grid(grid);
+  for (size_t i = 0; i < npt; i++) {
+    const grid_pt *g = &grid[i];
+    rs_queue lighter = g->q;
+    lighter.arrival_rps *= 0.8;
+    double want = rs_queue_response_quantile(&g->q, g->s50, g->scs2, g->p);
+    double s_q = g->s50 * exp(sqrt(log1p(g->scs2)) * rs_normal_quantile(g->p));
+    for (int k = 0; k < 2; k++, n++) {
+      size_t gi = (size_t)(n % NG);
+      double x = guesses[gi];
+      double guess = x > 0     ? want * x
+                     : x == -1 ? NAN
+                     : x == -2 ? 0.0
+                     : x == -3 ? INFINITY
+                               : rs_queue_response_quantile(&lighter, g->s50, g->scs2, g->p);
+      double got = rs_queue_response_quantile_from(&g->q, g->s50, g->scs2, g->p, guess);
+      kinds[gi]++;
+      if (!(guess > s_q) || isinf(guess)) {
+        if (memcmp(&got, &want, sizeof(got)) != 0)
+          fail_msg("no guess (%g) but %.17g, not %.17g", guess, got, want);
+        same++;
+        continue;
+      }
+      double e = fabs(got / want - 1);
+      if (!(e <= 1e-13)) {
+        if (!flat_root(g, got))
+          fail_msg("from %.17g: %.17g, plain %.17g: c %u rho %g cs2 %g s50 %g scs2 %g p %g", guess,
+                   got, want, g->q.servers, g->rho, g->q.cs2, g->s50, g->scs2, g->p);
+        flat++;
+        continue;
+      }
+      worst = fmax(worst, e);
+    }
+  }
+  for (size_t k = 0; k < NG; k++)
+    assert_true(kinds[k] >= 1000);
+  assert_true(flat < n / 1000 && same < n / 2);
+  rs_queue over = {2, 300.0, 0.01, 1.0, 1.0}, q = {2, 100.0, 0.01, 1.0, 1.0};
+  assert_true(isinf(rs_queue_response_quantile_from(&over, 0.01, 1.0, 0.99, 0.05)));
+  assert_true(isnan(rs_queue_response_quantile_from(&q, 0.01, 1.0, 1.0, 0.05)));
+  assert_true(isnan(rs_queue_response_quantile_from(&q, -1, 1.0, 0.99, 0.05)));
+  print_message("quantile from a guess: %ld points, worst relative difference %g (%ld flat, %ld "
+                "no guess)\n",
+                n, worst, flat, same);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gamma_q_vs_lentz),      cmocka_unit_test(test_gamma_q_closed_forms),
       cmocka_unit_test(test_quantile_vs_bisection), cmocka_unit_test(test_tail_floor),
       cmocka_unit_test(test_tail_vs_converged),     cmocka_unit_test(test_quantile_vs_ref),
+      cmocka_unit_test(test_quantile_from),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -478,18 +478,46 @@ static double newton(double u, double f, double d, double lo, double hi, double 
   return exp(0.5 * (lo + hi));
 }
 
+/* The search from S's quantile e^lo: S's quantile bounds the sum's from
+ * below (W >= 0); Newton runs up from there. The doubling step is the
+ * reference's first upper end, used only where a Newton step fails. */
+static double search_up(double lo, double s50, double sigma, const wait_dist *w, double tail) {
+  double d, flo = gap_d(lo, s50, sigma, w, tail, &d);
+  if (!(flo > 1e-14))
+    return exp(lo);
+  return newton(lo, flo, d, lo, INFINITY, first_step(w, tail, lo), s50, sigma, w, tail);
+}
+
 double rs_queue_response_quantile(const rs_queue *q, double s50_s, double s_cs2, double p) {
+  wait_dist w;
+  double edge;
+  if (!quantile_setup(q, s50_s, s_cs2, p, &w, &edge))
+    return edge;
+  double sigma = sqrt(log1p(s_cs2));
+  return search_up(log(s50_s) + sigma * rs_normal_quantile(p), s50_s, sigma, &w, 1.0 - p);
+}
+
+/* The same root as rs_queue_response_quantile, the first Newton step taken
+ * from the guess instead of from S's quantile e^lo when the guess lies above
+ * it (and W can be positive): gap() there says on which side of the root it
+ * is, so it becomes the bracket's low end (the doubling step then runs up
+ * from it) or its high end (e^lo the low one: gap(lo) >= 0, since
+ * P(S + W > t) >= P(S > t)). A guess at or below e^lo, or not finite, is
+ * no guess: the plain search, bit for bit. */
+double rs_queue_response_quantile_from(const rs_queue *q, double s50_s, double s_cs2, double p,
+                                       double guess_s) {
   wait_dist w;
   double edge, d;
   if (!quantile_setup(q, s50_s, s_cs2, p, &w, &edge))
     return edge;
   double sigma = sqrt(log1p(s_cs2)), tail = 1.0 - p;
-  /* S's quantile bounds the sum's from below (W >= 0); Newton runs up from
-   * there. The doubling step is the reference's first upper end, used only
-   * where a Newton step fails. */
-  double lo = log(s50_s) + sigma * rs_normal_quantile(p);
-  double flo = gap_d(lo, s50_s, sigma, &w, tail, &d);
-  if (!(flo > 1e-14))
-    return exp(lo);
-  return newton(lo, flo, d, lo, INFINITY, first_step(&w, tail, lo), s50_s, sigma, &w, tail);
+  double lo = log(s50_s) + sigma * rs_normal_quantile(p), u = log(guess_s);
+  if (!(w.p_wait > 0) || !(u > lo) || !isfinite(u))
+    return search_up(lo, s50_s, sigma, &w, tail);
+  double f = gap_d(u, s50_s, sigma, &w, tail, &d);
+  if (fabs(f) <= 1e-14)
+    return exp(u);
+  if (f > 0)
+    return newton(u, f, d, u, INFINITY, first_step(&w, tail, u), s50_s, sigma, &w, tail);
+  return newton(u, f, d, lo, u, first_step(&w, tail, lo), s50_s, sigma, &w, tail);
 }
