@@ -5,8 +5,8 @@
  * the power of ten): the value is one correctly rounded division, the same
  * double rs_num_parse_double gives. Anything else (a sign, an exponent,
  * spaces, a unit, more digits) returns false and goes to the full parser.
- * rs_num_parse_short is the native row loop's shortcut before it: the two
- * commonest metric shapes, read without a loop, the same double again. */
+ * rs_num_parse_short is the native row loop's shortcut before it: a
+ * metric's usual shapes, read without a loop, the same double again. */
 #ifndef RIGHTSIZE_NUM_FAST_H
 #define RIGHTSIZE_NUM_FAST_H
 
@@ -16,30 +16,38 @@
 
 #define RS_NUM_FAST_DIGITS 15
 
-/* The commonest metric shapes, "d.d" and "dd.dd", at q: returns the byte
- * after the number (the first byte that is neither a digit nor the first
- * '.') and sets *out to the same double as rs_num_parse_fast (the digits
- * over 10 or 100, one correctly rounded division), or NULL for any other
- * shape. Reads byte by byte and stops at the first byte that does not fit,
- * so it reads no byte past the one that ends the number: bounds-safe in any
- * buffer whose numbers are followed by a byte that is not a digit or '.'
- * (the native row loop's lines end in '\n'). */
+/* A metric's usual shape at q, 1 to 4 digits, '.', 1 or 2 digits ("0.0",
+ * "25.6", "12.68", "3005.0"): returns the byte that ends it (the first byte
+ * that is neither a digit nor the first '.') and sets *out to the same
+ * double as rs_num_parse_fast (the digits over 10 or 100, one correctly
+ * rounded division), or NULL for any other shape. Reads byte by byte and
+ * stops at the first byte that does not fit, so it reads no byte past the
+ * one that ends the number: bounds-safe in any buffer whose numbers are
+ * followed by a byte that is neither a digit nor '.' (the native row loop's
+ * lines end in '\n'). */
 static inline const char *rs_num_parse_short(const char *q, double *out) {
-  unsigned d0 = (unsigned)(unsigned char)q[0] - '0', d1, d2, d3;
-  if (d0 > 9)
+  unsigned m = (unsigned)(unsigned char)q[0] - '0', d, i = 1;
+  if (m > 9)
     return NULL;
-  if (q[1] == '.') {
-    if ((d1 = (unsigned)(unsigned char)q[2] - '0') > 9 || (unsigned)(unsigned char)q[3] - '0' <= 9)
-      return NULL;
-    *out = (double)(d0 * 10 + d1) / 10.0;
-    return q + 3;
+  if ((d = (unsigned)(unsigned char)q[1] - '0') <= 9) {
+    m = m * 10 + d, i = 2;
+    if ((d = (unsigned)(unsigned char)q[2] - '0') <= 9) {
+      m = m * 10 + d, i = 3;
+      if ((d = (unsigned)(unsigned char)q[3] - '0') <= 9)
+        m = m * 10 + d, i = 4;
+    }
   }
-  if ((d1 = (unsigned)(unsigned char)q[1] - '0') > 9 || q[2] != '.' ||
-      (d2 = (unsigned)(unsigned char)q[3] - '0') > 9 ||
-      (d3 = (unsigned)(unsigned char)q[4] - '0') > 9 || (unsigned)(unsigned char)q[5] - '0' <= 9)
+  if (q[i] != '.' || (d = (unsigned)(unsigned char)q[i + 1] - '0') > 9)
     return NULL;
-  *out = (double)(d0 * 1000 + d1 * 100 + d2 * 10 + d3) / 100.0;
-  return q + 5;
+  m = m * 10 + d;
+  if ((d = (unsigned)(unsigned char)q[i + 2] - '0') > 9) {
+    *out = (double)m / 10.0;
+    return q + i + 2;
+  }
+  if ((unsigned)(unsigned char)q[i + 3] - '0' <= 9)
+    return NULL;
+  *out = (double)(m * 10 + d) / 100.0;
+  return q + i + 3;
 }
 
 static inline bool rs_num_parse_fast(const char *s, size_t n, double *out) {

@@ -163,8 +163,8 @@ static inline const char *fast_decimal(const char *q, const char *end, bool long
   const char *start = q, *e;
   uint64_t mant = 0;
   unsigned d;
-  /* A metric's commonest shapes ("0.0", "25.6", "12.68"): the same double
-   * with fewer steps. */
+  /* A metric's usual shapes ("0.0", "25.6", "12.68", "3005.0"): the same
+   * double with fewer steps. */
   if (!long_int && (e = rs_num_parse_short(q, out)) != NULL)
     return e;
   if (long_int && end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
