@@ -301,6 +301,65 @@ static void test_lines_stop_and_sink_error(void **state) {
   assert_int_equal(nr.rows, 1);
 }
 
+/* A short metric cell (rs_num_parse_short's shapes and the byte loop's)
+ * as the last cell of a buffer that ends with its line, in a heap block of
+ * exactly the text's size: the value strtod gives, and no read past the
+ * block (the sanitizer builds check). Cells the fast path leaves stop the
+ * lines before them. */
+static void test_short_cells_at_buffer_end(void **state) {
+  (void)state;
+  static rows got;
+  rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
+  const rs_native_col cols[2] = {
+      {.kind = RS_COL_TIMESTAMP},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0}};
+  rs_native_rows nr = {.cols = cols,
+                       .ncols = 2,
+                       .max_line = 1 << 20,
+                       .path = "p",
+                       .s = &s,
+                       .day = &day,
+                       .sink = keep,
+                       .ctx = &got};
+  static const char *const cells[] = {"0.0", "25.6", "12.68", "99.99", "1.5",    "7",
+                                      "5.",  ".5",   "0.125", "100.0", "007.50", "3.14159"};
+  for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+    for (int crlf = 0; crlf < 2; crlf++) {
+      char line[32];
+      size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cells[i], crlf ? "\r\n" : "\n");
+      char *text = malloc(len);
+      assert_non_null(text);
+      memcpy(text, line, len);
+      size_t lines;
+      rs_status st;
+      rs_error err;
+      rs_error_clear(&err);
+      got.n = 0;
+      assert_int_equal(rs_ingest_native_lines(&nr, text, len, 1, &lines, &st, &err), len);
+      assert_int_equal(st, RS_OK);
+      assert_int_equal(got.n, 1);
+      assert_true(got.s[0].v[RS_METRIC_GPU_UTIL] == strtod(cells[i], NULL));
+      free(text);
+    }
+  }
+  static const char *const stops[] = {"10,1.2.\n", "10,12.3.4\n", "10,1.5e1\n", "10,-1.5\n",
+                                      "10,100.01\n"};
+  for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
+    size_t len = strlen(stops[i]), lines;
+    char *text = malloc(len);
+    assert_non_null(text);
+    memcpy(text, stops[i], len);
+    rs_status st;
+    rs_error err;
+    got.n = 0;
+    assert_int_equal(rs_ingest_native_lines(&nr, text, len, 1, &lines, &st, &err), 0);
+    assert_int_equal(lines, 0);
+    assert_int_equal(got.n, 0);
+    free(text);
+  }
+}
+
 /* nvidia-smi rows (through the reader and do_row, whose cells with units
  * have a fast path too): every row as rs_ingest_set_cell reads its cells
  * under the columns the header names. */
@@ -408,6 +467,7 @@ int main(void) {
       cmocka_unit_test(test_random_decimals_match),
       cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
+      cmocka_unit_test(test_short_cells_at_buffer_end),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
