@@ -241,6 +241,44 @@ static rs_status fail_second(void *ctx, const rs_sample *s, rs_error *err) {
   return RS_OK;
 }
 
+/* The row loop over cols, rows into got. */
+static rs_native_rows native_rows(const rs_native_col *cols, size_t ncols, rs_sample *s,
+                                  rs_time_day *day, rows *got) {
+  return (rs_native_rows){.cols = cols,
+                          .ncols = ncols,
+                          .max_line = 1 << 20,
+                          .path = "p",
+                          .s = s,
+                          .day = day,
+                          .sink = keep,
+                          .ctx = got};
+}
+
+/* The row loop over text, copied to a heap block of exactly its length
+ * (a read past it is a heap overflow the sanitizer builds report): the
+ * bytes used, the lines in *lines, the sink's status in *st. */
+static size_t lines_exact(rs_native_rows *nr, const char *text, size_t len, size_t *lines,
+                          rs_status *st) {
+  char *block = malloc(len);
+  rs_error err;
+  assert_non_null(block);
+  memcpy(block, text, len);
+  rs_error_clear(&err);
+  size_t used = rs_ingest_native_lines(nr, block, len, 1, lines, st, &err);
+  free(block);
+  return used;
+}
+
+/* The row loop takes no line of text. */
+static void expect_stop(rs_native_rows *nr, const char *text, rows *got) {
+  size_t lines;
+  rs_status st;
+  got->n = 0;
+  assert_int_equal(lines_exact(nr, text, strlen(text), &lines, &st), 0);
+  assert_int_equal(lines, 0);
+  assert_int_equal(got->n, 0);
+}
+
 /* Directly: it stops before the first line it does not take, having
  * handed over nothing of it, and passes a sink error up. */
 static void test_lines_stop_and_sink_error(void **state) {
@@ -252,14 +290,7 @@ static void test_lines_stop_and_sink_error(void **state) {
       {.kind = RS_COL_TIMESTAMP},
       {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0},
       {.kind = RS_COL_IGNORED}};
-  rs_native_rows nr = {.cols = cols,
-                       .ncols = 3,
-                       .max_line = 1 << 20,
-                       .path = "p",
-                       .s = &s,
-                       .day = &day,
-                       .sink = keep,
-                       .ctx = &got};
+  rs_native_rows nr = native_rows(cols, 3, &s, &day, &got);
   const char *text = "10,1.5,a\r\n11,,\n12,101,b\n13,2,c\n";
   size_t lines;
   rs_status st;
@@ -281,13 +312,8 @@ static void test_lines_stop_and_sink_error(void **state) {
   /* too many fields, too few, a quote, a line over the limit */
   const char *stops[] = {"10,1,a,b\n", "10,1\n", "10,\"1\",a\n", "10,1,aaaaaaaaaa\n"};
   nr.max_line = 12;
-  for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++) {
-    got.n = 0;
-    used = rs_ingest_native_lines(&nr, stops[i], strlen(stops[i]), 1, &lines, &st, &err);
-    assert_int_equal(used, 0);
-    assert_int_equal(lines, 0);
-    assert_int_equal(got.n, 0);
-  }
+  for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+    expect_stop(&nr, stops[i], &got);
 
   nr.sink = fail_second;
   nr.max_line = 1 << 20;
@@ -299,6 +325,41 @@ static void test_lines_stop_and_sink_error(void **state) {
   assert_int_equal(err.line, 3);
   assert_int_equal(lines, 1);
   assert_int_equal(nr.rows, 1);
+}
+
+/* A short metric cell (rs_num_parse_short's shapes and the byte loop's)
+ * as the last cell of a buffer that ends with its line, in a heap block of
+ * exactly the text's size: the value strtod gives, and no read past the
+ * block (the sanitizer builds check). Cells the fast path leaves stop the
+ * lines before them. */
+static void test_short_cells_at_buffer_end(void **state) {
+  (void)state;
+  static rows got;
+  rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
+  const rs_native_col cols[2] = {
+      {.kind = RS_COL_TIMESTAMP},
+      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0}};
+  rs_native_rows nr = native_rows(cols, 2, &s, &day, &got);
+  static const char *const cells[] = {"0.0", "25.6", "12.68", "99.99", "1.5",    "7",
+                                      "5.",  ".5",   "0.125", "100.0", "007.50", "3.14159"};
+  for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++) {
+    for (int crlf = 0; crlf < 2; crlf++) {
+      char line[32];
+      size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cells[i], crlf ? "\r\n" : "\n");
+      size_t lines;
+      rs_status st;
+      got.n = 0;
+      assert_int_equal(lines_exact(&nr, line, len, &lines, &st), len);
+      assert_int_equal(st, RS_OK);
+      assert_int_equal(got.n, 1);
+      assert_true(got.s[0].v[RS_METRIC_GPU_UTIL] == strtod(cells[i], NULL));
+    }
+  }
+  static const char *const stops[] = {"10,1.2.\n", "10,12.3.4\n", "10,1.5e1\n", "10,-1.5\n",
+                                      "10,100.01\n"};
+  for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
+    expect_stop(&nr, stops[i], &got);
 }
 
 /* nvidia-smi rows (through the reader and do_row, whose cells with units
@@ -408,6 +469,7 @@ int main(void) {
       cmocka_unit_test(test_random_decimals_match),
       cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
+      cmocka_unit_test(test_short_cells_at_buffer_end),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
