@@ -34,6 +34,7 @@ struct rs_instream {
   size_t rpos, rend;
   bool raw_eof;
   size_t raw_read; /* compressed bytes taken from the source */
+  unsigned long long size; /* a regular file's size when opened; 0: not known */
   z_stream z;
   bool z_live, z_ended; /* inflateInit2 done; the last gzip member ended */
   ZSTD_DStream *zd;
@@ -279,10 +280,12 @@ static rs_status begin(rs_instream *s, rs_error *err) {
     return rs_error_set(err, RS_NOMEM, s->name, 0, 0, "out of memory opening the file");
   s->line = 1;
   s->col = 1;
-  /* Only the head first: a plain file's later blocks are read straight
-   * into the reader's window (read_plain), so most of this window's pages
-   * are never touched; compressed data fills it on the next read. */
-  st = raw_fill_some(s, RS_INSTREAM_HEAD, err);
+  /* A file larger than the window: only the head first. A plain file's
+   * later blocks are read straight into the reader's window (read_plain),
+   * so most of this window's pages are never touched; compressed data
+   * fills it on the next read. A smaller file is read whole here, in one
+   * read and the one that meets its end. */
+  st = raw_fill_some(s, s->size > RAW_CHUNK ? RS_INSTREAM_HEAD : RAW_CHUNK, err);
   while (st == RS_OK && !s->raw_eof && s->rend < 8)
     st = raw_fill(s, err);
   if (st == RS_OK)
@@ -322,7 +325,7 @@ rs_status rs_instream_open(rs_instream **out, const char *path, rs_error *err) {
   } else {
     /* Regular files only: a FIFO, device or socket is refused before
      * anything can block on it (rightsize/file.h). */
-    rs_status st = rs_file_open_regular(&s->fp, path, err);
+    rs_status st = rs_file_open_regular_size(&s->fp, &s->size, path, err);
     if (st != RS_OK) {
       rs_instream_free(s);
       return st;
