@@ -63,6 +63,10 @@ void *rs_arena_alloc_uninit(rs_arena *arena, size_t size);
  * size_t fails with RS_LIMIT instead of wrapping round to a small block. */
 void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size);
 
+/* rs_arena_alloc_array without the zeroing, for an array the caller fills
+ * before anything reads it. */
+void *rs_arena_alloc_array_uninit(rs_arena *arena, size_t n, size_t size);
+
 /* A copy of the n elements of size bytes at src, followed by one zeroed
  * element (a terminator, as arrays built in an arena keep), or NULL. */
 void *rs_arena_dup_array(rs_arena *arena, const void *src, size_t n, size_t size);

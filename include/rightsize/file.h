@@ -23,6 +23,11 @@
  * device or a socket (docs/exit-codes.md). */
 rs_status rs_file_open_regular(FILE **out, const char *path, rs_error *err);
 
+/* rs_file_open_regular, also giving the file's size when it was opened
+ * (*size; a hint for buffer sizes: the file may grow or shrink after). */
+rs_status rs_file_open_regular_size(FILE **out, unsigned long long *size, const char *path,
+                                    rs_error *err);
+
 /* Fills err with the "cannot open" message for errno value errnum at path
  * (ELOOP named "symbolic link loop") and returns RS_IO. For callers that
  * stat() a path themselves. */

@@ -238,8 +238,13 @@ rs_status rs_ingest_file(const char *path, const rs_ingest_options *opts, rs_sam
  * in one pass, to ctx); fits says whether part's rows can follow those of
  * acc (a part, or ctx) as one pass would read them, and append adds them.
  * close frees a part's. */
+/* rs_ingest_parts.threads: as many parts as there are online CPUs (at most
+ * 16), counted only for a file large enough to cut, so a small one costs
+ * no look at the system (a file read and a few pages). */
+#define RS_INGEST_THREADS_AUTO (~0u)
+
 typedef struct rs_ingest_parts {
-  unsigned threads; /* at most this many parts; 1: one pass */
+  unsigned threads; /* at most this many parts (or RS_INGEST_THREADS_AUTO); 1: one pass */
   void *ctx;        /* the caller's accumulator */
   rs_sample_sink sink;
   rs_status (*open)(void *ctx, void **part, rs_error *err);

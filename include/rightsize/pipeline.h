@@ -52,8 +52,9 @@ typedef struct rs_pipeline {
                             (rs_endpoint_stats.series); false (the default): not made */
 } rs_pipeline;
 
-/* The threads for --threads N on one sample file: N, or for 0 the number of
- * online CPUs, at most 16. */
+/* The threads for --threads N on one sample file: N, or for 0
+ * RS_INGEST_THREADS_AUTO (the number of online CPUs, at most 16, counted
+ * only for a file large enough to cut). */
 unsigned rs_pipeline_threads(unsigned asked);
 
 /* Loads o->catalog (or the built-in catalog), reads o->overlay and prices

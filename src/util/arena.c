@@ -113,17 +113,30 @@ void *rs_arena_alloc(rs_arena *arena, size_t size) { return alloc(arena, size, t
 
 void *rs_arena_alloc_uninit(rs_arena *arena, size_t size) { return alloc(arena, size, false); }
 
-void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size) {
+static void *alloc_array(rs_arena *arena, size_t n, size_t size, bool zero) {
   size_t total;
   if (!rs_size_mul(&total, n, size))
     return fail(arena, RS_LIMIT);
-  return rs_arena_alloc(arena, total);
+  return alloc(arena, total, zero);
 }
 
+void *rs_arena_alloc_array(rs_arena *arena, size_t n, size_t size) {
+  return alloc_array(arena, n, size, true);
+}
+
+void *rs_arena_alloc_array_uninit(rs_arena *arena, size_t n, size_t size) {
+  return alloc_array(arena, n, size, false);
+}
+
+/* The copies below write every byte they hand out, so none is zeroed
+ * first (the built-in catalog's 44 KB of tables are copied on every run). */
 void *rs_arena_dup_array(rs_arena *arena, const void *src, size_t n, size_t size) {
-  void *dst = n == SIZE_MAX ? fail(arena, RS_LIMIT) : rs_arena_alloc_array(arena, n + 1, size);
-  if (dst != NULL && n > 0)
+  char *dst = n == SIZE_MAX ? fail(arena, RS_LIMIT) : alloc_array(arena, n + 1, size, false);
+  if (dst == NULL)
+    return NULL;
+  if (n > 0)
     memcpy(dst, src, n * size);
+  memset(dst + n * size, 0, size);
   return dst;
 }
 
@@ -131,7 +144,7 @@ char *rs_arena_strndup(rs_arena *arena, const char *s, size_t n) {
   char *p;
   if (n == SIZE_MAX)
     return fail(arena, RS_LIMIT);
-  p = rs_arena_alloc(arena, n + 1);
+  p = rs_arena_alloc_uninit(arena, n + 1);
   if (p == NULL)
     return NULL;
   memcpy(p, s, n);
@@ -153,7 +166,7 @@ char *rs_arena_vprintf(rs_arena *arena, const char *fmt, va_list ap) {
     va_end(again);
     return fail(arena, RS_INTERNAL);
   }
-  p = rs_arena_alloc(arena, (size_t)n + 1);
+  p = rs_arena_alloc_uninit(arena, (size_t)n + 1);
   if (p != NULL)
     vsnprintf(p, (size_t)n + 1, fmt, again);
   va_end(again);

@@ -178,6 +178,29 @@ rs_status rs_buf_put_markdown(rs_buf *buf, const char *s) {
   return rs_buf_append(buf, text, n);
 }
 
+/* The integer k (|k| < 2^50) with a point before its last decimals digits:
+ * what printf's "%.*f" prints for k / 10^decimals. That quotient is
+ * rounded to the double nearest it, within 2^-53 |k| / 10^decimals <
+ * 2^-3 / 10^decimals of it, far inside half a unit of the last printed
+ * place, so printf's correctly rounded digits of that double are k's
+ * whatever its rule for ties (tests/unit/test_buf.c compares the two on
+ * random values). A table of a few hundred figures cost a printf each. */
+static rs_status put_scaled(rs_buf *buf, double k, int decimals) {
+  char tmp[32], *p = tmp + sizeof(tmp);
+  unsigned long long u = (unsigned long long)fabs(k);
+  int n = 0;
+  do {
+    if (n == decimals && n > 0)
+      *--p = '.';
+    *--p = (char)('0' + u % 10);
+    u /= 10;
+    n++;
+  } while (u > 0 || n <= decimals);
+  if (k < 0)
+    *--p = '-';
+  return rs_buf_append(buf, p, (size_t)(tmp + sizeof(tmp) - p));
+}
+
 rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {
   if (!isfinite(v))
     return rs_buf_puts(buf, "null");
@@ -186,11 +209,14 @@ rs_status rs_buf_put_fixed(rs_buf *buf, double v, int decimals) {
   /* Round half away from zero at the printed precision first, so that a
    * value such as -0.0004 prints as 0.000 and not -0.000. */
   double scale = pow(10.0, decimals);
-  double r = round(v * scale) / scale;
+  double k = round(v * scale);
+  double r = k / scale;
   /* Past 2^53 (or past the range of a double) the scaled value has no
    * fraction left to round, and rounding it would print "inf" or "nan". */
   if (!isfinite(v * scale) || fabs(v * scale) >= 9007199254740992.0)
     r = v;
+  else if (decimals >= 0 && decimals <= 9 && fabs(k) < 0x1p50)
+    return put_scaled(buf, k, decimals);
   if (r == 0.0)
     r = 0.0;
   return rs_buf_printf(buf, "%.*f", decimals, r);

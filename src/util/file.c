@@ -33,9 +33,16 @@ static rs_status refuse(rs_error *err, const char *path, mode_t mode) {
 }
 
 rs_status rs_file_open_regular(FILE **out, const char *path, rs_error *err) {
+  unsigned long long size;
+  return rs_file_open_regular_size(out, &size, path, err);
+}
+
+rs_status rs_file_open_regular_size(FILE **out, unsigned long long *size, const char *path,
+                                    rs_error *err) {
   struct stat sb;
   int fd;
   *out = NULL;
+  *size = 0;
   /* stat first: opening a FIFO or a device may block or have effects. */
   if (stat(path, &sb) != 0)
     return rs_file_open_error(err, path, errno);
@@ -56,6 +63,7 @@ rs_status rs_file_open_regular(FILE **out, const char *path, rs_error *err) {
    * O_NONBLOCK, so 0 clears it without an F_GETFL first: one system call
    * fewer per file. */
   fcntl(fd, F_SETFL, 0);
+  *size = (unsigned long long)sb.st_size;
   if ((*out = fdopen(fd, "rb")) == NULL) {
     int saved = errno;
     close(fd);

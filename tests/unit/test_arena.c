@@ -106,6 +106,51 @@ static void test_dup_array(void **state) {
   rs_arena_release(&a);
 }
 
+/* Blocks full of 0xA5, as reused memory may be: the copies that skip the
+ * zeroing still end in a zero terminator. */
+static void *dirty_alloc(void *ctx, size_t size) {
+  (void)ctx;
+  void *p = malloc(size);
+  if (p != NULL)
+    memset(p, 0xA5, size);
+  return p;
+}
+
+static void dirty_free(void *ctx, void *p) {
+  (void)ctx;
+  free(p);
+}
+
+static void test_copies_on_dirty_blocks(void **state) {
+  static const int src[3] = {7, -1, 42};
+  const rs_arena_allocator dirty = {dirty_alloc, dirty_free, NULL};
+  (void)state;
+  rs_arena a;
+  rs_arena_init(&a, 0);
+  rs_arena_set_allocator(&a, &dirty);
+  int *p = rs_arena_dup_array(&a, src, 3, sizeof(int));
+  assert_non_null(p);
+  assert_memory_equal(p, src, sizeof(src));
+  assert_int_equal(p[3], 0);
+  int *none = rs_arena_dup_array(&a, NULL, 0, sizeof(int));
+  assert_non_null(none);
+  assert_int_equal(none[0], 0);
+  char *s = rs_arena_strndup(&a, "abcdef", 3);
+  assert_string_equal(s, "abc");
+  assert_string_equal(rs_arena_printf(&a, "%d-%s", 12, "x"), "12-x");
+  unsigned char *u = rs_arena_alloc_array_uninit(&a, 3, 5);
+  assert_non_null(u);
+  assert_int_equal(u[0], 0xA5); /* left as it was */
+  unsigned char *z = rs_arena_alloc_array(&a, 3, 5);
+  for (int i = 0; i < 15; i++)
+    assert_int_equal(z[i], 0);
+  size_t used = a.used;
+  assert_null(rs_arena_alloc_array_uninit(&a, SIZE_MAX / 8 + 2, 8));
+  assert_int_equal(rs_arena_status(&a), RS_LIMIT);
+  assert_int_equal(a.used, used);
+  rs_arena_release(&a);
+}
+
 static void test_cap_is_limit(void **state) {
   (void)state;
   rs_arena a;
@@ -267,6 +312,7 @@ int main(void) {
       cmocka_unit_test(test_size_mul),
       cmocka_unit_test(test_alloc_array),
       cmocka_unit_test(test_dup_array),
+      cmocka_unit_test(test_copies_on_dirty_blocks),
       cmocka_unit_test(test_cap_is_limit),
       cmocka_unit_test(test_alloc_uninit),
       cmocka_unit_test(test_malloc_failure_is_nomem),

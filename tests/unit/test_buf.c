@@ -124,6 +124,55 @@ static void expect_fixed(rs_buf *b, double v, int decimals, const char *want) {
   assert_string_equal(b->data, want);
 }
 
+/* What rs_buf_put_fixed printed before it formatted the rounded integer
+ * itself: printf of the rounded double. */
+static void fixed_by_printf(char *out, size_t size, double v, int decimals) {
+  if (v == 0.0)
+    v = 0.0;
+  double scale = pow(10.0, decimals);
+  double r = round(v * scale) / scale;
+  if (!isfinite(v * scale) || fabs(v * scale) >= 9007199254740992.0)
+    r = v;
+  if (r == 0.0)
+    r = 0.0;
+  snprintf(out, size, "%.*f", decimals, r);
+}
+
+static uint64_t next_random(uint64_t *s) { /* splitmix64 */
+  uint64_t z = (*s += 0x9E3779B97F4A7C15u);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9u;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBu;
+  return z ^ (z >> 31);
+}
+
+/* The same bytes as printf on random values of every size (ties, values
+ * near 2^50 scaled units where the integer path stops, whole numbers). */
+static void test_put_fixed_as_printf(void **state) {
+  rs_buf *b = *state;
+  uint64_t seed = 17;
+  char want[400];
+  for (int i = 0; i < 400000; i++) {
+    uint64_t x = next_random(&seed);
+    int decimals = (int)(x % 12); /* 10 and 11 take printf */
+    double mant = (double)(next_random(&seed) >> 11) * 0x1p-53;
+    int e = (int)(next_random(&seed) % 34) - 14;
+    double v = mant * pow(10.0, e);
+    switch (x >> 60) {
+    case 0: v = (floor(v * pow(10.0, decimals)) + 0.5) / pow(10.0, decimals); break; /* a tie */
+    case 1: v = floor(v); break;
+    case 2: v = ldexp(1.0, 50) / pow(10.0, decimals) * (0.999 + 0.002 * mant); break;
+    default: break;
+    }
+    if (x & 1)
+      v = -v;
+    fixed_by_printf(want, sizeof(want), v, decimals);
+    rs_buf_reset(b);
+    assert_int_equal(rs_buf_put_fixed(b, v, decimals), RS_OK);
+    if (strcmp(b->data, want) != 0)
+      fail_msg("%.17g at %d decimals: %s, printf %s", v, decimals, b->data, want);
+  }
+}
+
 static void test_put_fixed(void **state) {
   rs_buf *b = *state;
   expect_fixed(b, 12.24, 3, "12.240");
@@ -240,6 +289,7 @@ int main(void) {
       cmocka_unit_test(test_cap),
       cmocka_unit_test_setup_teardown(test_json_string, buf_setup, buf_teardown),
       cmocka_unit_test_setup_teardown(test_put_fixed, buf_setup, buf_teardown),
+      cmocka_unit_test_setup_teardown(test_put_fixed_as_printf, buf_setup, buf_teardown),
       cmocka_unit_test_setup_teardown(test_arena_alloc, arena_setup, arena_teardown),
       cmocka_unit_test(test_arena_cap),
       cmocka_unit_test_setup_teardown(test_arena_strndup, arena_setup, arena_teardown),

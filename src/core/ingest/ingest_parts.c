@@ -124,6 +124,12 @@ static bool make_plan(plan *pl, const char *path, const rs_ingest_options *opts,
    * would wait for a writer. */
   if (stat(path, &sb) != 0 || !S_ISREG(sb.st_mode) || (uint64_t)sb.st_size < RS_INGEST_SPLIT_MIN)
     return false; /* a small file is not opened twice */
+  if (threads == RS_INGEST_THREADS_AUTO) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    threads = cpus <= 1 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+    if (threads < 2)
+      return false;
+  }
   pl->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (pl->fd < 0)
     return false;

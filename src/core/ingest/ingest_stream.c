@@ -16,6 +16,10 @@
 #include "rightsize/buf.h"
 
 #define RAW_CHUNK ((size_t)64 * 1024)
+/* A plain read of at least this much goes straight into the caller's
+ * buffer once the raw window is drained (a CSV reader's window; not the
+ * 16 KiB chunks of rs_instream_slurp, which read through the window). */
+#define DIRECT_MIN ((size_t)32 * 1024)
 
 typedef enum { ENC_PLAIN, ENC_GZIP, ENC_ZSTD } encoding;
 
@@ -30,6 +34,7 @@ struct rs_instream {
   size_t rpos, rend;
   bool raw_eof;
   size_t raw_read; /* compressed bytes taken from the source */
+  unsigned long long size; /* a regular file's size when opened; 0: not known */
   z_stream z;
   bool z_live, z_ended; /* inflateInit2 done; the last gzip member ended */
   ZSTD_DStream *zd;
@@ -42,19 +47,23 @@ struct rs_instream {
 
 /* ---- the raw source ---- */
 
-static rs_status raw_fill(rs_instream *s, rs_error *err) {
+/* Reads up to want bytes (no more than the window holds) into the raw
+ * window. */
+static rs_status raw_fill_some(rs_instream *s, size_t want, rs_error *err) {
   size_t got;
   if (s->rpos > 0) {
     memmove(s->raw, s->raw + s->rpos, s->rend - s->rpos);
     s->rend -= s->rpos;
     s->rpos = 0;
   }
+  if (want > RAW_CHUNK - s->rend)
+    want = RAW_CHUNK - s->rend;
   if (s->fp == NULL) {
     size_t left = s->mem_len - s->raw_read;
-    got = left < RAW_CHUNK - s->rend ? left : RAW_CHUNK - s->rend;
+    got = left < want ? left : want;
     memcpy(s->raw + s->rend, s->mem + s->raw_read, got);
   } else {
-    got = fread(s->raw + s->rend, 1, RAW_CHUNK - s->rend, s->fp);
+    got = fread(s->raw + s->rend, 1, want, s->fp);
     if (got == 0 && ferror(s->fp))
       return rs_error_set(err, RS_IO, s->name, 0, 0, "read error: %s", strerror(errno));
   }
@@ -68,10 +77,12 @@ static rs_status raw_fill(rs_instream *s, rs_error *err) {
   return RS_OK;
 }
 
+static rs_status raw_fill(rs_instream *s, rs_error *err) { return raw_fill_some(s, RAW_CHUNK, err); }
+
 /* Plain bytes straight from the raw window. */
 static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, rs_error *err) {
   rs_status st = RS_OK;
-  if (s->rpos == s->rend && !s->raw_eof && cap >= RAW_CHUNK) {
+  if (s->rpos == s->rend && !s->raw_eof && cap >= DIRECT_MIN) {
     /* The window is drained and the reader asks for a large block: read it
      * straight into the reader's buffer, no copy through the window. */
     size_t n;
@@ -269,7 +280,12 @@ static rs_status begin(rs_instream *s, rs_error *err) {
     return rs_error_set(err, RS_NOMEM, s->name, 0, 0, "out of memory opening the file");
   s->line = 1;
   s->col = 1;
-  st = raw_fill(s, err);
+  /* A file larger than the window: only the head first. A plain file's
+   * later blocks are read straight into the reader's window (read_plain),
+   * so most of this window's pages are never touched; compressed data
+   * fills it on the next read. A smaller file is read whole here, in one
+   * read and the one that meets its end. */
+  st = raw_fill_some(s, s->size > RAW_CHUNK ? RS_INSTREAM_HEAD : RAW_CHUNK, err);
   while (st == RS_OK && !s->raw_eof && s->rend < 8)
     st = raw_fill(s, err);
   if (st == RS_OK)
@@ -309,7 +325,7 @@ rs_status rs_instream_open(rs_instream **out, const char *path, rs_error *err) {
   } else {
     /* Regular files only: a FIFO, device or socket is refused before
      * anything can block on it (rightsize/file.h). */
-    rs_status st = rs_file_open_regular(&s->fp, path, err);
+    rs_status st = rs_file_open_regular_size(&s->fp, &s->size, path, err);
     if (st != RS_OK) {
       rs_instream_free(s);
       return st;

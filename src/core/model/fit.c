@@ -913,8 +913,9 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
                         "recommend needs a profile (model facts, current deployment, SLO), not "
                         "bare sample files");
   rs_fit_result *res = rs_arena_alloc(arena, sizeof(*res));
+  /* Not zeroed: fit_begin and reject_framework clear each entry they take. */
   rs_candidate *all =
-      rs_arena_alloc_array(arena, cat->ninstances ? cat->ninstances : 1, sizeof(*all));
+      rs_arena_alloc_array_uninit(arena, cat->ninstances ? cat->ninstances : 1, sizeof(*all));
   if (res == NULL || all == NULL)
     return rs_arena_error(arena, err, NULL, "while fitting");
   memset(res, 0, sizeof(*res));
@@ -977,8 +978,12 @@ rs_status rs_fit(rs_fit_result **out, rs_arena *arena, const rs_summary *sum, co
       nfit += all[i].fits;
       nleft += !all[i].fits;
     }
-  res->fitting = rs_arena_alloc_array(arena, nfit ? nfit : 1, sizeof(*res->fitting));
-  res->rejected = rs_arena_alloc_array(arena, nleft ? nleft : 1, sizeof(*res->rejected));
+  /* Not zeroed: the loop below copies an entry into each (an empty list
+   * keeps its one zeroed entry). */
+  res->fitting = nfit ? rs_arena_alloc_array_uninit(arena, nfit, sizeof(*res->fitting))
+                      : rs_arena_alloc(arena, sizeof(*res->fitting));
+  res->rejected = nleft ? rs_arena_alloc_array_uninit(arena, nleft, sizeof(*res->rejected))
+                        : rs_arena_alloc(arena, sizeof(*res->rejected));
   if (res->fitting == NULL || res->rejected == NULL)
     return rs_arena_error(arena, err, NULL, "while fitting");
   for (size_t i = 0; i < n; i++) {

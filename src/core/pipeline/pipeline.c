@@ -3,7 +3,8 @@
 #include "rightsize/pipeline.h"
 
 #include <string.h>
-#include <unistd.h>
+
+#include "rightsize/ingest.h"
 
 void rs_pipeline_options_init(rs_pipeline_options *o) {
   memset(o, 0, sizeof(*o));
@@ -118,8 +119,6 @@ rs_status rs_pipeline_check(rs_check_report **out, rs_arena *arena, const rs_pip
 }
 
 unsigned rs_pipeline_threads(unsigned asked) {
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  if (asked > 0)
-    return asked;
-  return cpus <= 0 ? 1 : cpus > 16 ? 16 : (unsigned)cpus;
+  /* The CPUs are counted where a file is big enough to cut: most are not. */
+  return asked > 0 ? asked : RS_INGEST_THREADS_AUTO;
 }

@@ -102,11 +102,6 @@ static void acc_release(acc *a) {
   free(a->vals);
 }
 
-static void window_init(window *w) {
-  memset(w, 0, sizeof(*w));
-  rs_sketch_init(&w->peaks);
-}
-
 rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *err) {
   rs_stats *st = calloc(1, sizeof(*st));
   *out = NULL;
@@ -121,11 +116,13 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   if (st->o.exact_max_values == 0)
     st->o.exact_max_values = RS_STATS_EXACT_MAX_VALUES;
   st->exact_left = st->o.exact_max_values;
+  /* calloc zeroed the accumulators and windows: of what acc_init does,
+   * only their sketches' min and max are left to set. */
   for (int m = 0; m < RS_METRIC_COUNT; m++)
-    acc_init(&st->pooled[m]);
+    rs_sketch_init(&st->pooled[m].sk);
   for (int d = 0; d < NSLOTS; d++)
-    window_init(&st->dev_mem[d]);
-  window_init(&st->host_mem);
+    rs_sketch_init(&st->dev_mem[d].peaks);
+  rs_sketch_init(&st->host_mem.peaks);
   rs_sketch_init(&st->intervals);
   rs_load_init(&st->load);
   st->first = INFINITY;
