@@ -193,6 +193,14 @@ static inline const char *fast_decimal(const char *q, const char *end, bool long
 static inline const char *metric_cell(rs_sample *s, uint32_t *pres, const rs_native_col *c,
                                       const char *q, const char *end) {
   double v;
+  /* "0.0" and a byte that is not a digit (an idle GPU's cells): +0 in any
+   * unit and in range, the value rs_num_parse_short gives; byte by byte,
+   * so no byte past the one that ends the cell is read */
+  if (q[0] == '0' && q[1] == '.' && q[2] == '0' && (unsigned)(unsigned char)q[3] - '0' > 9) {
+    s->v[c->metric] = 0.0;
+    *pres |= c->bit;
+    return q + 3;
+  }
   const char *e = fast_decimal(q, end, false, &v);
   if (e == NULL)
     return NULL;
@@ -321,12 +329,11 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   *st = RS_OK;
   while (p < end) {
     const char *q = p;
-    size_t i;
     pres = 0;
     s->t = 0.0;
     s->gpu = -1;
     s->t_col = 0;
-    for (i = 0; i < tail; i++) {
+    for (size_t i = 0; i < tail; i++) {
       const rs_native_col *c = &cols[i];
       if (i > 0 && *q++ != ',')
         goto stop;
@@ -335,22 +342,21 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       if (q == NULL)
         goto stop;
     }
-    for (; i < ncols; i++) {
-      const rs_native_col *c = &cols[i];
+    for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
       if (*q++ != ',')
         goto stop;
       if (*q == ',') { /* empty, and so are the cells up to the next non-comma */
-        const char *r = q + 1;
-        size_t k = ncols - 2 - i; /* columns after the next one */
-        if (i + 1 == ncols)
+        if (c + 1 == ce)
           goto stop; /* a field too many */
+        const char *r = q + 1;
+        size_t k = (size_t)(ce - c) - 2; /* columns after the next one */
         while (k > 0 && *r == ',')
           r++, k--;
         if (k == 0 && (*r == '\n' || *r == '\r')) {
           q = r;
           break;
         }
-        i += (size_t)(r - q) - 1; /* the empty cells before r's */
+        c += r - q - 1; /* the empty cells before r's */
         q = r - 1;
         continue;
       }
