@@ -327,15 +327,15 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   if (tail == 0)
     tail = 1;
   *st = RS_OK;
+  s->path = nr->path; /* the sink takes the row as const */
   while (p < end) {
     const char *q = p;
     pres = 0;
     s->t = 0.0;
     s->gpu = -1;
     s->t_col = 0;
-    for (size_t i = 0; i < tail; i++) {
-      const rs_native_col *c = &cols[i];
-      if (i > 0 && *q++ != ',')
+    for (const rs_native_col *c = cols, *ce = cols + tail; c < ce; c++) {
+      if (c > cols && *q++ != ',')
         goto stop;
       q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, c, q, p, end, nr->day)
                                       : fast_cell(s, &pres, c, q, p, end, nr->day);
@@ -377,7 +377,6 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (uint32_t gone = s->present & ~pres; gone != 0; gone &= gone - 1)
       s->v[__builtin_ctz(gone)] = 0.0;
     s->present = pres;
-    s->path = nr->path;
     s->line = line + done;
     if ((*st = nr->sink(nr->ctx, s, err)) != RS_OK)
       goto stop;
