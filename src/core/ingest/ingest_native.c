@@ -267,7 +267,7 @@ static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_nativ
 
 /* Whether a[0..n] and b[0..n] (n < 16; 16 bytes readable at each) are the
  * same bytes. */
-static inline bool same_text(const char *a, const char *b, size_t n) {
+static inline bool same_16(const char *a, const char *b, size_t n) {
   uint64_t a0, a1, b0, b1;
   memcpy(&a0, a, 8);
   memcpy(&a1, a + 8, 8);
@@ -282,6 +282,15 @@ static inline bool same_text(const char *a, const char *b, size_t n) {
   return (d0 | d1) == 0;
 }
 
+/* The same for n < TIME_MEMO_MAX, with that many bytes readable at each:
+ * an epoch stamp and its delimiter in one half, RFC 3339's in two. */
+#define TIME_MEMO_MAX 32
+static inline bool same_text(const char *a, const char *b, size_t n) {
+  if (n < 16)
+    return same_16(a, b, n);
+  return same_16(a, b, 15) && same_16(a + 16, b + 16, n - 16);
+}
+
 /* The timestamp cell at q into s, its text and value kept in *memo: the
  * rows of one time (one per GPU) repeat it, and a cell of the same bytes
  * reads the same. The byte after the cell, or NULL. */
@@ -294,13 +303,13 @@ typedef struct time_memo {
 static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_native_col *c,
                                     const char *q, const char *line_start, const char *end,
                                     rs_time_day *day) {
-  if (memo->text != NULL && end - q >= 16 && same_text(q, memo->text, memo->len)) {
+  if (memo->text != NULL && end - q >= TIME_MEMO_MAX && same_text(q, memo->text, memo->len)) {
     s->t_col = (size_t)(q - line_start) + 1;
     s->t = memo->v;
     return q + memo->len;
   }
   const char *e = fast_cell(s, NULL, c, q, line_start, end, day);
-  if (e != NULL && e - q < 16) {
+  if (e != NULL && e - q < TIME_MEMO_MAX) {
     memo->text = q;
     memo->len = (size_t)(e - q);
     memo->v = s->t;
