@@ -50,6 +50,11 @@ static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_
 #define NHOST_PAIRS (sizeof(host_pairs) / sizeof(host_pairs[0]))
 static const uint32_t host_pair_set = (1u << RS_METRIC_CPU_UTIL) | (1u << RS_METRIC_NET_RX) |
                                       (1u << RS_METRIC_NET_TX) | (1u << RS_METRIC_TPOT_P50);
+/* A host metric's place in host_pairs (read for the metrics of host_pair_set only). */
+static const uint8_t host_pair_index[RS_METRIC_COUNT] = {[RS_METRIC_CPU_UTIL] = 0,
+                                                         [RS_METRIC_NET_RX] = 1,
+                                                         [RS_METRIC_NET_TX] = 2,
+                                                         [RS_METRIC_TPOT_P50] = 3};
 
 typedef struct window {
   bool open;
@@ -398,9 +403,12 @@ static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
     ms[q] = s->present & (1u << lat[q]) ? s->v[lat[q]] : NAN;
   if (s->present & (1u << RS_METRIC_GPU_UTIL))
     pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL], (st->dev_linked >> slot) & 1u);
-  for (size_t i = 0; i < NHOST_PAIRS; i++)
-    if (s->present & (1u << host_pairs[i]))
-      pair_add(&st->host_load[i], x, s->v[host_pairs[i]], (st->host_linked >> host_pairs[i]) & 1u);
+  for (uint32_t bits = s->present & host_pair_set; bits != 0; bits &= bits - 1) {
+    int m = __builtin_ctz(bits);
+    size_t i = host_pair_index[m];
+    assert(host_pairs[i] == (rs_metric)m);
+    pair_add(&st->host_load[i], x, s->v[m], (st->host_linked >> m) & 1u);
+  }
   return rs_load_add(&st->load, x, ms);
 }
 
