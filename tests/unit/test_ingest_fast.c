@@ -286,10 +286,13 @@ static void test_lines_stop_and_sink_error(void **state) {
   static rows got;
   rs_sample s = {.gpu = -1};
   rs_time_day day = {.valid = false};
-  const rs_native_col cols[3] = {
-      {.kind = RS_COL_TIMESTAMP},
-      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0},
-      {.kind = RS_COL_IGNORED}};
+  const rs_native_col cols[3] = {{.kind = RS_COL_TIMESTAMP},
+                                 {.kind = RS_COL_METRIC,
+                                  .metric = RS_METRIC_GPU_UTIL,
+                                  .bit = 1u << RS_METRIC_GPU_UTIL,
+                                  .scale = 1.0,
+                                  .max = 100.0},
+                                 {.kind = RS_COL_IGNORED}};
   rs_native_rows nr = native_rows(cols, 3, &s, &day, &got);
   const char *text = "10,1.5,a\r\n11,,\n12,101,b\n13,2,c\n";
   size_t lines;
@@ -337,9 +340,12 @@ static void test_short_cells_at_buffer_end(void **state) {
   static rows got;
   rs_sample s = {.gpu = -1};
   rs_time_day day = {.valid = false};
-  const rs_native_col cols[2] = {
-      {.kind = RS_COL_TIMESTAMP},
-      {.kind = RS_COL_METRIC, .metric = RS_METRIC_GPU_UTIL, .scale = 1.0, .max = 100.0}};
+  const rs_native_col cols[2] = {{.kind = RS_COL_TIMESTAMP},
+                                 {.kind = RS_COL_METRIC,
+                                  .metric = RS_METRIC_GPU_UTIL,
+                                  .bit = 1u << RS_METRIC_GPU_UTIL,
+                                  .scale = 1.0,
+                                  .max = 100.0}};
   rs_native_rows nr = native_rows(cols, 2, &s, &day, &got);
   static const char *const cells[] = {"0.0", "25.6", "12.68", "99.99", "1.5",    "7",
                                       "5.",  ".5",   "0.125", "100.0", "007.50", "3.14159"};

@@ -208,6 +208,51 @@ static void test_add_matches_libm(void **state) {
   rs_sketch_release(&s);
 }
 
+/* A value added again by its index (rs_sketch_add_again, the interval
+ * memo of the statistics) leaves the sketch as rs_sketch_add does, bit for
+ * bit: runs of one value, among others that widen the bin array both ways
+ * (so its offset moves under a kept index), zeros and values below the
+ * minimum, which have no index. The statistics keep the value with its
+ * index and add it again while the next one is the same. */
+static void test_add_again_matches_add(void **state) {
+  (void)state;
+  rng r = {17};
+  rs_sketch want, got;
+  rs_sketch_init(&want);
+  rs_sketch_init(&got);
+  double last = 0.0;
+  int32_t idx = INT32_MIN;
+  for (int i = 0; i < 200000; i++) {
+    double v;
+    switch (rng_next(&r) % 8) {
+    case 0: v = exp(rng_uniform(&r) * 60.0 - 30.0); break;  /* another value, anywhere */
+    case 1: v = (double)(rng_next(&r) % 3) * 0.5e-9; break; /* zero or below the minimum */
+    default: v = last; break;                               /* the last one again */
+    }
+    assert_int_equal(rs_sketch_add(&want, v), RS_OK);
+    if (v == last && idx != INT32_MIN) {
+      assert_true(want.min <= v && v <= want.max); /* add_again's precondition */
+      assert_int_equal(rs_sketch_add_again(&got, v, idx), RS_OK);
+    } else {
+      /* no index for a zero, nor from the slow path (a new block or bins) */
+      assert_int_equal(rs_sketch_add_index(&got, v, &idx), RS_OK);
+      if (idx != INT32_MIN)
+        assert_int_equal(idx, rs_sketch_index(v));
+    }
+    last = v;
+    assert_int_equal(got.count, want.count);
+    assert_int_equal(got.zero_count, want.zero_count);
+    assert_memory_equal(&got.sum, &want.sum, sizeof(double));
+    assert_memory_equal(&got.min, &want.min, sizeof(double));
+    assert_memory_equal(&got.max, &want.max, sizeof(double));
+    assert_int_equal(got.offset, want.offset);
+    assert_int_equal(got.nbins, want.nbins);
+  }
+  assert_memory_equal(got.bins, want.bins, want.nbins * sizeof(*want.bins));
+  rs_sketch_release(&want);
+  rs_sketch_release(&got);
+}
+
 static void test_empty(void **state) {
   (void)state;
   rs_sketch s;
@@ -349,6 +394,7 @@ int main(void) {
       cmocka_unit_test(test_bucket_edges),
       cmocka_unit_test(test_index_matches_libm),
       cmocka_unit_test(test_add_matches_libm),
+      cmocka_unit_test(test_add_again_matches_add),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_q_outside_unit),
       cmocka_unit_test(test_merge_equals_adding_all),

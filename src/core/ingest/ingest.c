@@ -610,6 +610,7 @@ static rs_status column_bounds(run *r, rs_arena *arena, rs_error *err) {
   for (size_t i = 0; i < n; i++)
     r->fast_cols[i] = (rs_native_col){.kind = r->layout.cols[i].kind,
                                       .metric = r->layout.cols[i].metric,
+                                      .bit = 1u << r->layout.cols[i].metric,
                                       .scale = r->layout.cols[i].scale,
                                       .max = r->col_max[i]};
   return RS_OK;

@@ -96,6 +96,7 @@ bool rs_ingest_native_name(char *buf, size_t size, size_t i);
 typedef struct rs_native_col {
   rs_column_kind kind;
   rs_metric metric;
+  uint32_t bit; /* 1 << metric: the row's present bit */
   double scale; /* to the canonical unit */
   double max;   /* rs_metric_max(metric): the fast path's range check */
 } rs_native_col;

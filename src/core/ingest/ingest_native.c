@@ -188,24 +188,53 @@ static inline const char *fast_decimal(const char *q, const char *end, bool long
   return q;
 }
 
-/* One cell at q (the first byte of the field) into s; the byte after the
- * cell, or NULL when the fast path does not take it. */
-static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const char *q,
-                                    const char *line_start, const char *end, rs_time_day *day) {
+/* A metric cell at q (not empty) into s->v and *pres: the byte after it,
+ * or NULL when the fast path does not take it. */
+static inline const char *metric_cell(rs_sample *s, uint32_t *pres, const rs_native_col *c,
+                                      const char *q, const char *end) {
+  double v;
+  /* "0.0" and a byte that is not a digit (an idle GPU's cells): +0 in any
+   * unit and in range, the value rs_num_parse_short gives; byte by byte,
+   * so no byte past the one that ends the cell is read */
+  if (q[0] == '0' && q[1] == '.' && q[2] == '0' && (unsigned)(unsigned char)q[3] - '0' > 9) {
+    s->v[c->metric] = 0.0;
+    *pres |= c->bit;
+    return q + 3;
+  }
+  const char *e = fast_decimal(q, end, false, &v);
+  if (e == NULL)
+    return NULL;
+  v = v * c->scale + 0.0;
+  if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= c->max)))
+    return NULL;
+  s->v[c->metric] = v;
+  *pres |= c->bit;
+  return e;
+}
+
+/* An ignored cell at q: the byte that ends it, or NULL for a quote. */
+static inline const char *ignored_cell(const char *q) {
+  while (*q != ',' && *q != '\n') {
+    if (*q == '"')
+      return NULL;
+    q++;
+  }
+  return q;
+}
+
+/* One cell at q (the first byte of the field) into s (a metric's bit into
+ * *pres); the byte after the cell, or NULL when the fast path does not
+ * take it. */
+static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_native_col *c,
+                                    const char *q, const char *line_start, const char *end,
+                                    rs_time_day *day) {
   double v;
   const char *e;
   switch (c->kind) {
   case RS_COL_METRIC:
     if (*q == ',' || *q == '\n' || *q == '\r')
       return q; /* empty: sets nothing */
-    if ((e = fast_decimal(q, end, false, &v)) == NULL)
-      return NULL;
-    v = v * c->scale + 0.0;
-    if (!(v == 0.0 || (v >= RS_METRIC_MIN_NONZERO && v <= c->max)))
-      return NULL;
-    s->v[c->metric] = v;
-    s->present |= 1u << c->metric;
-    return e;
+    return metric_cell(s, pres, c, q, end);
   case RS_COL_TIMESTAMP:
     s->t_col = (size_t)(q - line_start) + 1;
     if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
@@ -231,20 +260,14 @@ static inline const char *fast_cell(rs_sample *s, const rs_native_col *c, const 
     s->gpu = (int)d0;
     return q + 1;
   }
-  case RS_COL_IGNORED:
-    while (*q != ',' && *q != '\n') {
-      if (*q == '"')
-        return NULL;
-      q++;
-    }
-    return q;
+  case RS_COL_IGNORED: return ignored_cell(q);
   }
   return NULL;
 }
 
 /* Whether a[0..n] and b[0..n] (n < 16; 16 bytes readable at each) are the
  * same bytes. */
-static inline bool same_text(const char *a, const char *b, size_t n) {
+static inline bool same_16(const char *a, const char *b, size_t n) {
   uint64_t a0, a1, b0, b1;
   memcpy(&a0, a, 8);
   memcpy(&a1, a + 8, 8);
@@ -259,61 +282,100 @@ static inline bool same_text(const char *a, const char *b, size_t n) {
   return (d0 | d1) == 0;
 }
 
+/* The same for n < TIME_MEMO_MAX, with that many bytes readable at each:
+ * an epoch stamp and its delimiter in one half, RFC 3339's in two. */
+#define TIME_MEMO_MAX 32
+static inline bool same_text(const char *a, const char *b, size_t n) {
+  if (n < 16)
+    return same_16(a, b, n);
+  return same_16(a, b, 15) && same_16(a + 16, b + 16, n - 16);
+}
+
+/* The timestamp cell at q into s, its text and value kept in *memo: the
+ * rows of one time (one per GPU) repeat it, and a cell of the same bytes
+ * reads the same. The byte after the cell, or NULL. */
+typedef struct time_memo {
+  const char *text; /* up to and with the byte that ended it; NULL: none */
+  size_t len;
+  double v;
+} time_memo;
+
+static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_native_col *c,
+                                    const char *q, const char *line_start, const char *end,
+                                    rs_time_day *day) {
+  if (memo->text != NULL && end - q >= TIME_MEMO_MAX && same_text(q, memo->text, memo->len)) {
+    s->t_col = (size_t)(q - line_start) + 1;
+    s->t = memo->v;
+    return q + memo->len;
+  }
+  const char *e = fast_cell(s, NULL, c, q, line_start, end, day);
+  if (e != NULL && e - q < TIME_MEMO_MAX) {
+    memo->text = q;
+    memo->len = (size_t)(e - q);
+    memo->v = s->t;
+  }
+  return e;
+}
+
 size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, size_t line,
                               size_t *lines, rs_status *st, rs_error *err) {
   const char *p = buf, *end = buf + len;
+  const rs_native_col *cols = nr->cols;
+  const size_t ncols = nr->ncols;
   rs_sample *s = nr->s;
-  size_t done = 0, tail = nr->ncols;
+  size_t done = 0, tail = ncols;
+  time_memo memo = {NULL, 0, 0.0};
+  uint32_t pres = 0; /* the bits of the row being read; s->present is the last row's */
   /* The columns from tail on are metrics or ignored, whose empty cells set
-   * nothing: a row whose cells are empty from one of them on skips them as
-   * one run of commas. */
-  while (tail > 0 &&
-         (nr->cols[tail - 1].kind == RS_COL_METRIC || nr->cols[tail - 1].kind == RS_COL_IGNORED))
+   * nothing: a run of empty cells among them is skipped as one run of
+   * commas (three rows in four of the bench file end in five empty cells).
+   * Column 0 is read by the first loop, which takes any kind. */
+  while (tail > 1 &&
+         (cols[tail - 1].kind == RS_COL_METRIC || cols[tail - 1].kind == RS_COL_IGNORED))
     tail--;
-  /* The last timestamp cell read (its text, up to and with the byte that
-   * ended it, and its value): the rows of one time (one per GPU) repeat it,
-   * and a cell of the same bytes reads the same. */
-  const char *memo_t = NULL;
-  size_t memo_len = 0;
-  double memo_v = 0.0;
+  if (tail == 0)
+    tail = 1;
   *st = RS_OK;
+  s->path = nr->path; /* the sink takes the row as const */
   while (p < end) {
     const char *q = p;
-    for (uint32_t bits = s->present; bits != 0; bits &= bits - 1)
-      s->v[__builtin_ctz(bits)] = 0.0;
-    s->present = 0;
+    pres = 0;
     s->t = 0.0;
     s->gpu = -1;
     s->t_col = 0;
-    for (size_t i = 0; i < nr->ncols; i++) {
-      if (i > 0 && *q++ != ',')
+    for (const rs_native_col *c = cols, *ce = cols + tail; c < ce; c++) {
+      if (c > cols && *q++ != ',')
         goto stop;
-      if (i >= tail && *q == ',' && i + 1 < nr->ncols) { /* empty: the rest too? */
+      q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, c, q, p, end, nr->day)
+                                      : fast_cell(s, &pres, c, q, p, end, nr->day);
+      if (q == NULL)
+        goto stop;
+    }
+    for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
+      if (*q++ != ',')
+        goto stop;
+      if (*q == ',') { /* empty, and so are the cells up to the next non-comma */
+        if (c + 1 == ce)
+          goto stop; /* a field too many */
         const char *r = q + 1;
-        size_t k = nr->ncols - 2 - i; /* commas after this one in an empty rest */
+        size_t k = (size_t)(ce - c) - 2; /* columns after the next one */
         while (k > 0 && *r == ',')
           r++, k--;
         if (k == 0 && (*r == '\n' || *r == '\r')) {
           q = r;
           break;
         }
-      }
-      const rs_native_col *c = &nr->cols[i];
-      if (c->kind == RS_COL_TIMESTAMP && memo_t != NULL && end - q >= 16 &&
-          same_text(q, memo_t, memo_len)) {
-        s->t_col = (size_t)(q - p) + 1;
-        s->t = memo_v;
-        q += memo_len;
+        c += r - q - 1; /* the empty cells before r's */
+        q = r - 1;
         continue;
       }
-      const char *cell = q;
-      if ((q = fast_cell(s, c, q, p, end, nr->day)) == NULL)
+      const char *e = c->kind == RS_COL_METRIC ? metric_cell(s, &pres, c, q, end) : ignored_cell(q);
+      if (e == NULL) {
+        if (c->kind == RS_COL_METRIC && (*q == '\n' || *q == '\r'))
+          continue; /* empty */
         goto stop;
-      if (c->kind == RS_COL_TIMESTAMP && q - cell < 16) {
-        memo_t = cell;
-        memo_len = (size_t)(q - cell);
-        memo_v = s->t;
       }
+      q = e;
     }
     if ((size_t)(q - p) > nr->max_line)
       goto stop;
@@ -321,7 +383,9 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       q++;
     if (*q != '\n')
       goto stop;
-    s->path = nr->path;
+    for (uint32_t gone = s->present & ~pres; gone != 0; gone &= gone - 1)
+      s->v[__builtin_ctz(gone)] = 0.0;
+    s->present = pres;
     s->line = line + done;
     if ((*st = nr->sink(nr->ctx, s, err)) != RS_OK)
       goto stop;
@@ -330,6 +394,9 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     p = q + 1;
   }
 stop:
+  /* Values of a row left half read stay set: the reader's row clears them
+   * with the last row's (the sample's values outside present are 0). */
+  s->present |= pres;
   *lines = done;
   return (size_t)(p - buf);
 }

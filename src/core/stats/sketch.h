@@ -68,9 +68,11 @@ const rs_sketch_cell *rs_sketch_cells_build(unsigned e);
 /* Adds v the slow way (the bin array grows, or the cells are not built). */
 rs_status rs_sketch_add_slow(rs_sketch *s, double v);
 
-/* Adds v (finite, >= 0). RS_NOMEM if the bin array cannot grow. Inline: the
- * row loop calls it for every value. */
-static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
+/* Adds v (finite, >= 0) and sets *idx to its bin's index (rs_sketch_index),
+ * or to INT32_MIN when v counts as zero or took the slow path. RS_NOMEM if
+ * the bin array cannot grow. Inline: the row loop calls it for every value. */
+static inline rs_status rs_sketch_add_index(rs_sketch *s, double v, int32_t *idx) {
+  *idx = INT32_MIN;
   if (v >= RS_SKETCH_MIN_VALUE) {
     uint64_t b;
     memcpy(&b, &v, sizeof(b));
@@ -81,11 +83,13 @@ static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
     rs_sketch_cell c = blk[(b >> (52 - RS_SKETCH_CELL_BITS)) & (RS_SKETCH_CELLS - 1)];
     const uint64_t low = (UINT64_C(1) << RS_SKETCH_CELL_SHIFT) - 1;
     uint64_t at = b & (low >> 1), edge = c & low;
-    uint32_t rel = (uint32_t)((int64_t)(c >> RS_SKETCH_CELL_SHIFT) - RS_SKETCH_INDEX_BIAS +
-                              (at >= edge) - s->offset);
+    int32_t i =
+        (int32_t)((int64_t)(c >> RS_SKETCH_CELL_SHIFT) - RS_SKETCH_INDEX_BIAS + (at >= edge));
+    uint32_t rel = (uint32_t)(i - s->offset);
     if (__builtin_expect(rel >= s->nbins, 0))
       return rs_sketch_add_slow(s, v);
     s->bins[rel]++;
+    *idx = i;
   } else {
     s->zero_count++;
   }
@@ -95,6 +99,26 @@ static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
     s->min = v;
   if (v > s->max)
     s->max = v;
+  return RS_OK;
+}
+
+/* Adds v (finite, >= 0). RS_NOMEM if the bin array cannot grow. */
+static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
+  int32_t idx;
+  return rs_sketch_add_index(s, v, &idx);
+}
+
+/* Adds v once more, where v (>= RS_SKETCH_MIN_VALUE) is a value s already
+ * holds (so its min and max stay) and idx is its bin's index
+ * (rs_sketch_index): the same as rs_sketch_add(s, v), without finding the
+ * bin. For a value that repeats, as a regular grid's interval does. */
+static inline rs_status rs_sketch_add_again(rs_sketch *s, double v, int32_t idx) {
+  uint32_t rel = (uint32_t)((int64_t)idx - s->offset);
+  if (__builtin_expect(rel >= s->nbins, 0))
+    return rs_sketch_add(s, v);
+  s->bins[rel]++;
+  s->count++;
+  s->sum += v;
   return RS_OK;
 }
 

@@ -50,6 +50,11 @@ static const rs_metric host_pairs[] = {RS_METRIC_CPU_UTIL, RS_METRIC_NET_RX, RS_
 #define NHOST_PAIRS (sizeof(host_pairs) / sizeof(host_pairs[0]))
 static const uint32_t host_pair_set = (1u << RS_METRIC_CPU_UTIL) | (1u << RS_METRIC_NET_RX) |
                                       (1u << RS_METRIC_NET_TX) | (1u << RS_METRIC_TPOT_P50);
+/* A host metric's place in host_pairs (read for the metrics of host_pair_set only). */
+static const uint8_t host_pair_index[RS_METRIC_COUNT] = {[RS_METRIC_CPU_UTIL] = 0,
+                                                         [RS_METRIC_NET_RX] = 1,
+                                                         [RS_METRIC_NET_TX] = 2,
+                                                         [RS_METRIC_TPOT_P50] = 3};
 
 typedef struct window {
   bool open;
@@ -80,7 +85,9 @@ struct rs_stats {
   double first, last;
   double grid_first, grid_last; /* the same over rows on the sampling grid (not request events) */
   rs_sketch intervals;
-  rs_load_acc load; /* latency by load bucket */
+  double dt_again;      /* the last interval added to intervals, > 0, or 0 */
+  int32_t dt_again_idx; /* its bin's index (rs_sketch_add_again) */
+  rs_load_acc load;     /* latency by load bucket */
   /* Over time, for charts: allocated at the first charted row (it is most
    * of the accumulator's size), never with o.no_series. */
   rs_series_acc *timeline;
@@ -233,13 +240,19 @@ static double window_edge(double k, double width) {
 
 static rs_status window_close(window *w);
 
-static rs_status window_add(window *w, double t, double v, double width) {
+static rs_status window_add_slow(window *w, double t, double v, double width);
+
+static inline rs_status window_add(window *w, double t, double v, double width) {
   /* Rows of the open window skip the division: its edges are known. */
   if (w->open && t >= w->lo && t < w->hi) {
     if (v > w->max)
       w->max = v;
     return RS_OK;
   }
+  return window_add_slow(w, t, v, width);
+}
+
+static rs_status window_add_slow(window *w, double t, double v, double width) {
   double idx = floor(t / width);
   if (w->open && idx == w->idx) {
     if (v > w->max)
@@ -286,8 +299,15 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
     return RS_OK;
   }
   st->last_t[slot] = s->t;
-  if (rs_sketch_add(&st->intervals, dt) != RS_OK)
+  /* on a regular grid every row adds the same interval */
+  rs_status rc = dt == st->dt_again ? rs_sketch_add_again(&st->intervals, dt, st->dt_again_idx)
+                                    : rs_sketch_add_index(&st->intervals, dt, &st->dt_again_idx);
+  if (rc != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  if (st->dt_again_idx == INT32_MIN)
+    st->dt_again = 0.0; /* below the sketch's least value, or the slow path's */
+  else
+    st->dt_again = dt;
   return RS_OK;
 }
 
@@ -352,12 +372,15 @@ static void pairs_unlink(rs_stats *st, uint64_t dev, uint32_t host) {
  * y without the other in the same pair (a few bit operations per row; the
  * unlinking itself comes once per pair at most). */
 static void pairs_check(rs_stats *st, uint32_t present, int slot) {
-  const bool rate = (present >> RS_METRIC_REQUEST_RATE) & 1u;
-  const bool util = (present >> RS_METRIC_GPU_UTIL) & 1u;
-  const uint64_t own = UINT64_C(1) << slot;
-  /* a rate feeds x of every device's pair but only slot's gets the pair */
-  uint64_t dev = rate ? st->dev_linked & ~(util ? own : 0) : (util ? st->dev_linked & own : 0);
-  uint32_t host = st->host_linked & (rate ? ~present : present);
+  /* all ones with a rate, else zero; util's bit at slot's place */
+  const uint64_t rate = 0 - (uint64_t)((present >> RS_METRIC_REQUEST_RATE) & 1u);
+  const uint64_t util = (uint64_t)((present >> RS_METRIC_GPU_UTIL) & 1u) << slot;
+  /* A rate feeds x of every device's pair but only slot's gets the pair:
+   * with a rate, every pair but slot's with a util; without, slot's with
+   * one. A host metric breaks its pair when it comes alone, and so does a
+   * rate without it. */
+  uint64_t dev = st->dev_linked & (rate ^ util);
+  uint32_t host = st->host_linked & (present ^ (uint32_t)rate);
   if ((dev | host) != 0)
     pairs_unlink(st, dev, host);
 }
@@ -377,9 +400,12 @@ static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
     ms[q] = s->present & (1u << lat[q]) ? s->v[lat[q]] : NAN;
   if (s->present & (1u << RS_METRIC_GPU_UTIL))
     pair_add(&st->dev_load[slot], x, s->v[RS_METRIC_GPU_UTIL], (st->dev_linked >> slot) & 1u);
-  for (size_t i = 0; i < NHOST_PAIRS; i++)
-    if (s->present & (1u << host_pairs[i]))
-      pair_add(&st->host_load[i], x, s->v[host_pairs[i]], (st->host_linked >> host_pairs[i]) & 1u);
+  for (uint32_t bits = s->present & host_pair_set; bits != 0; bits &= bits - 1) {
+    int m = __builtin_ctz(bits);
+    size_t i = host_pair_index[m];
+    assert(host_pairs[i] == (rs_metric)m);
+    pair_add(&st->host_load[i], x, s->v[m], (st->host_linked >> m) & 1u);
+  }
   return rs_load_add(&st->load, x, ms);
 }
 
@@ -447,10 +473,16 @@ static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error
   if (dev == NULL && (s->present & per_device_set) && (dev = dev_block(st, slot)) == NULL)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (!st->o.exact) {
-    for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) { /* increasing m */
+    /* Each accumulator takes its values in row order, whatever order the
+     * metrics of a row go in: the device's first, then the pooled. */
+    for (uint32_t bits = s->present & per_device_set; bits != 0; bits &= bits - 1) {
       int m = __builtin_ctz(bits);
-      acc *a = (per_device_set >> m) & 1u ? &dev[m] : &st->pooled[m];
-      if (acc_add_sketch(a, s->v[m]) != RS_OK)
+      if (acc_add_sketch(&dev[m], s->v[m]) != RS_OK)
+        return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    }
+    for (uint32_t bits = s->present & ~per_device_set; bits != 0; bits &= bits - 1) {
+      int m = __builtin_ctz(bits);
+      if (acc_add_sketch(&st->pooled[m], s->v[m]) != RS_OK)
         return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
     }
     return RS_OK;

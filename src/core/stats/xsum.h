@@ -162,15 +162,13 @@ static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
    * takes a value that counts as 2^100, a subnormal or a sign) */
   if (__builtin_expect(d < RS_XSUM2_SPAN && ex - 979 <= 143 && ey - 979 <= 143, 1)) {
     __extension__ typedef unsigned __int128 rs_u128;
+    if (d >= 64)
+      __builtin_unreachable(); /* d < RS_XSUM2_SPAN: a two-word shift, no test of d's range */
     rs_u128 p = ((rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by)) << d;
-    uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
-    uint64_t t0 = s->p[0] + lo, c0 = t0 < lo;
-    uint64_t t1 = s->p[1] + hi, c1 = t1 < hi;
-    t1 += c0;
-    c1 |= t1 < c0;
-    s->p[0] = t0;
-    s->p[1] = t1;
-    s->p[2] += c1;
+    rs_u128 t = ((rs_u128)s->p[1] << 64 | s->p[0]) + p; /* p[0..1] + p, carry to p[2] */
+    s->p[0] = (uint64_t)t;
+    s->p[1] = (uint64_t)(t >> 64);
+    s->p[2] += t < p;
     return;
   }
   if ((s->p[0] | s->p[1] | s->p[2]) == 0)
