@@ -41,7 +41,8 @@ typedef struct problem {
   double p;                     /* the SLO quantile */
   double z_q, z_50;             /* rs_normal_quantile of p and of 0.5 */
   double last[2 * MAX_POINTS];  /* loss's terms as last computed */
-  double guess[2 * MAX_POINTS]; /* predict_fast's root as last found (where to start) */
+  double guess[2 * MAX_POINTS]; /* predict_fast's root as last found (where to start
+                                 * without a blend of the simplex's) */
   double hold0;                 /* default hold, seconds */
   unsigned servers;
 } problem;
@@ -248,9 +249,9 @@ static void learn(known *k, double t, int side) {
  * elsewhere already tells it: above the tail at t' means above at every
  * t < t', and below at t' below at every t > t'. The root is found first by
  * Newton's method on ln(tail(t)) (the tail is nearly exponential in t)
- * from *guess, the previous trial's root (two or three looks; 3.7 looks in
- * all per call on the 1,008-endpoint fleet, 14.7 steps before), then the
- * bisection is replayed: a midpoint outside
+ * from guess (minimize's blend of the simplex's roots; one to three looks,
+ * 3.1 looks in all per call on the 1,008-endpoint fleet, 14.7 steps
+ * before), then the bisection is replayed: a midpoint outside
  * what the looks have settled looks (first just beside the root, which
  * settles every later midpoint on that side), one settled takes its side.
  * The same midpoints, the same sides: the same bits as the reference above.
@@ -263,16 +264,18 @@ static void learn(known *k, double t, int side) {
  * from wait_mass. So it is checked: test_backtest_replay finds the side
  * falling on grids (400 points within 1e-7 of the root) for 2,000 random queues, and
  * the replay equal to the reference, bit for bit, on 400,000 random calls
- * from three starting guesses each. */
+ * from three starting guesses each. *root: where the root search ended (NaN
+ * where the bisection took no step). */
 static double predict_fast(double s50, double sigma, double lo, const rs_queue_result *r, double p,
-                           double *guess) {
+                           double guess, double *root) {
   tail_fn f;
   double hi, out, tail = 1.0 - p;
+  *root = NAN;
   if (!begin(s50, sigma, lo, r, p, &f, &hi, &out))
     return out;
   known k = {-INFINITY, INFINITY};
   /* Newton on g(t) = ln tail(t) - ln(1 - p), kept inside [a, b] */
-  double a = lo, b = hi, t = *guess > lo && *guess < hi ? *guess : hi, step = INFINITY;
+  double a = lo, b = hi, t = guess > lo && guess < hi ? guess : hi, step = INFINITY;
   for (int it = 0; it < 8; it++) {
     double v, dv;
     int side = look(&f, t, false, &v, &dv);
@@ -295,7 +298,7 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
     if (step <= 1e-5 * t)
       break;
   }
-  *guess = t;
+  *root = t;
   /* a look just beside the root settles a side's midpoints for good */
   double eps = isfinite(step) ? fmax(1e-9 * t, 10 * step * step / t) : INFINITY;
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
@@ -319,7 +322,10 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
 /* The replay, for the unit test. */
 double rs_backtest_quantile_fast(double s50, double sigma, double lo, const rs_queue_result *r,
                                  double p, double *guess) {
-  return predict_fast(s50, sigma, lo, r, p, guess);
+  double root, out = predict_fast(s50, sigma, lo, r, p, *guess, &root);
+  if (!isnan(root))
+    *guess = root;
+  return out;
 }
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -359,8 +365,10 @@ static double ordered_sum(const double *term, const bool *done, size_t n) {
  * The terms are computed largest first as of the last evaluation (pb->last,
  * the next trial is near it), so a dropped trial stops sooner; they are
  * added in the points' order whatever the order of computing them, so the
- * full sum is the same number. INFINITY: the exact loss. */
-static double loss(problem *pb, const double x[3], double bound) {
+ * full sum is the same number. INFINITY: the exact loss. hint (NULL: none):
+ * ln of where each term's root search starts (blend); u: ln of the roots
+ * found (NaN for a term not computed or with no step). */
+static double loss(problem *pb, const double x[3], double bound, const double *hint, double *u) {
   model m = decode(pb, x);
   double wsum = 0, term[2 * MAX_POINTS] = {0};
   bool done[2 * MAX_POINTS] = {false}, queued[MAX_POINTS] = {false};
@@ -368,6 +376,8 @@ static double loss(problem *pb, const double x[3], double bound) {
   size_t order[2 * MAX_POINTS], nt = 0, n = 2 * pb->n;
   for (size_t i = 0; i < pb->n; i++)
     wsum += pb->pt[i].w;
+  for (size_t j = 0; j < n; j++)
+    u[j] = NAN;
   /* outside the bounds the model stops changing: a slope brings the simplex back */
   double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
   double prior = PRIOR * h * h, slope = 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
@@ -392,9 +402,13 @@ static double loss(problem *pb, const double x[3], double bound) {
     }
     queued[i] = true;
     const rs_queue_result *rp = t->rate > 0 && m.hold_s > 0 ? &r[i] : NULL;
-    double e =
-        j % 2 ? log_err(predict_fast(m.s50_s, sigma, lo_50, rp, 0.5, &pb->guess[j]), t->obs_50)
-              : log_err(predict_fast(m.s50_s, sigma, lo_q, rp, pb->p, &pb->guess[j]), t->obs_q);
+    double g = hint && isfinite(hint[j]) ? exp(hint[j]) : pb->guess[j], root;
+    double e = j % 2 ? log_err(predict_fast(m.s50_s, sigma, lo_50, rp, 0.5, g, &root), t->obs_50)
+                     : log_err(predict_fast(m.s50_s, sigma, lo_q, rp, pb->p, g, &root), t->obs_q);
+    if (!isnan(root)) {
+      pb->guess[j] = root;
+      u[j] = log(root);
+    }
     term[j] = t->w * e * e;
     done[j] = true;
     pb->last[j] = term[j];
@@ -404,73 +418,97 @@ static double loss(problem *pb, const double x[3], double bound) {
   return ordered_sum(term, done, n) / wsum + prior + slope;
 }
 
+/* A simplex vertex: its parameters, its loss and the logarithms of its
+ * terms' roots (predict_fast's; NaN where it took no step). */
+typedef struct vertex {
+  double x[3], f, u[2 * MAX_POINTS];
+} vertex;
+
+/* Where a trial's root searches start: ln of each root as the same blend
+ * of the vertices' as the trial's parameters are of theirs, a ua + b ub
+ * (ln t is nearly linear in the parameters, so this is off by about the
+ * square of the simplex's size, where the last trial's root was off by
+ * its size). It changes where the searches start, never what they find. */
+static void blend(double *out, size_t n, double a, const double *ua, double b, const double *ub) {
+  for (size_t j = 0; j < n; j++)
+    out[j] = a * ua[j] + b * ub[j];
+}
+
 /* Nelder-Mead over 3 parameters (standard coefficients), deterministic. */
 static void minimize(problem *pb, double x[3]) {
-  double s[4][3], f[4];
+  vertex s[4];
   const double step[3] = {0.3, 0.7, 0.7};
+  size_t n = 2 * pb->n;
   int evals = 0;
   for (int i = 0; i < 4; i++) {
-    memcpy(s[i], x, sizeof(s[i]));
+    memcpy(s[i].x, x, sizeof(s[i].x));
     if (i > 0)
-      s[i][i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
-    f[i] = loss(pb, s[i], INFINITY);
+      s[i].x[i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
+    s[i].f = loss(pb, s[i].x, INFINITY, NULL, s[i].u);
     evals++;
   }
   while (evals < MAX_EVALS) {
     /* order: s[0] best .. s[3] worst */
     for (int i = 1; i < 4; i++)
-      for (int j = i; j > 0 && f[j] < f[j - 1]; j--) {
-        double tf = f[j], ts[3];
-        memcpy(ts, s[j], sizeof(ts));
-        f[j] = f[j - 1];
-        memcpy(s[j], s[j - 1], sizeof(ts));
-        f[j - 1] = tf;
-        memcpy(s[j - 1], ts, sizeof(ts));
+      for (int j = i; j > 0 && s[j].f < s[j - 1].f; j--) {
+        vertex tv = s[j];
+        s[j] = s[j - 1];
+        s[j - 1] = tv;
       }
-    if (f[3] - f[0] < 1e-7)
+    if (s[3].f - s[0].f < 1e-7)
       break;
-    double c[3], r[3], e[3], k[3];
+    double c[3], r[3], e[3], k[3], uc[2 * MAX_POINTS], hint[2 * MAX_POINTS];
+    double ur[2 * MAX_POINTS], ue[2 * MAX_POINTS], uk[2 * MAX_POINTS];
     for (int d = 0; d < 3; d++) {
-      c[d] = (s[0][d] + s[1][d] + s[2][d]) / 3.0;
-      r[d] = c[d] + (c[d] - s[3][d]);
+      c[d] = (s[0].x[d] + s[1].x[d] + s[2].x[d]) / 3.0;
+      r[d] = c[d] + (c[d] - s[3].x[d]);
     }
-    double fr = loss(pb, r, f[2]); /* at f[2] or above, r is dropped */
+    blend(uc, n, 1.0 / 3, s[0].u, 1.0 / 3, s[1].u);
+    blend(uc, n, 1.0, uc, 1.0 / 3, s[2].u);
+    blend(hint, n, 2.0, uc, -1.0, s[3].u);
+    double fr = loss(pb, r, s[2].f, hint, ur); /* at f[2] or above, r is dropped */
     evals++;
-    if (fr < f[0]) {
+    if (fr < s[0].f) {
       for (int d = 0; d < 3; d++)
-        e[d] = c[d] + 2.0 * (c[d] - s[3][d]);
-      double fe = loss(pb, e, fr);
+        e[d] = c[d] + 2.0 * (c[d] - s[3].x[d]);
+      blend(hint, n, 2.0, ur, -1.0, uc); /* e = 2 r - c */
+      double fe = loss(pb, e, fr, hint, ue);
       evals++;
-      memcpy(s[3], fe < fr ? e : r, sizeof(e));
-      f[3] = fe < fr ? fe : fr;
+      memcpy(s[3].x, fe < fr ? e : r, sizeof(e));
+      memcpy(s[3].u, fe < fr ? ue : ur, sizeof(ue));
+      s[3].f = fe < fr ? fe : fr;
       continue;
     }
-    if (fr < f[2]) {
-      memcpy(s[3], r, sizeof(r));
-      f[3] = fr;
+    if (fr < s[2].f) {
+      memcpy(s[3].x, r, sizeof(r));
+      memcpy(s[3].u, ur, sizeof(ur));
+      s[3].f = fr;
       continue;
     }
     for (int d = 0; d < 3; d++)
-      k[d] = c[d] + 0.5 * (s[3][d] - c[d]);
-    double fk = loss(pb, k, f[3]);
+      k[d] = c[d] + 0.5 * (s[3].x[d] - c[d]);
+    blend(hint, n, 0.5, uc, 0.5, s[3].u);
+    double fk = loss(pb, k, s[3].f, hint, uk);
     evals++;
-    if (fk < f[3]) {
-      memcpy(s[3], k, sizeof(k));
-      f[3] = fk;
+    if (fk < s[3].f) {
+      memcpy(s[3].x, k, sizeof(k));
+      memcpy(s[3].u, uk, sizeof(uk));
+      s[3].f = fk;
       continue;
     }
     for (int i = 1; i < 4; i++) {
       for (int d = 0; d < 3; d++)
-        s[i][d] = s[0][d] + 0.5 * (s[i][d] - s[0][d]);
-      f[i] = loss(pb, s[i], INFINITY);
+        s[i].x[d] = s[0].x[d] + 0.5 * (s[i].x[d] - s[0].x[d]);
+      blend(hint, n, 0.5, s[0].u, 0.5, s[i].u);
+      s[i].f = loss(pb, s[i].x, INFINITY, hint, s[i].u);
       evals++;
     }
   }
   int best = 0;
   for (int i = 1; i < 4; i++)
-    if (f[i] < f[best])
+    if (s[i].f < s[best].f)
       best = i;
-  memcpy(x, s[best], sizeof(s[best]));
+  memcpy(x, s[best].x, sizeof(s[best].x));
 }
 
 /* Groups the buckets that carry the SLO quantile into at most MAX_POINTS
