@@ -378,6 +378,11 @@ static double loss(problem *pb, const double x[3], double bound, const double *h
     wsum += pb->pt[i].w;
   for (size_t j = 0; j < n; j++)
     u[j] = NAN;
+  /* how far the roots found so far were from their hints, on average, for
+   * each kind of term (the SLO quantile's, the p50's): the blend's error is
+   * much the same at every point, so the next hint is moved by as much */
+  double dsum[2] = {0, 0};
+  int nd[2] = {0, 0};
   /* outside the bounds the model stops changing: a slope brings the simplex back */
   double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
   double prior = PRIOR * h * h, slope = 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
@@ -402,12 +407,18 @@ static double loss(problem *pb, const double x[3], double bound, const double *h
     }
     queued[i] = true;
     const rs_queue_result *rp = t->rate > 0 && m.hold_s > 0 ? &r[i] : NULL;
-    double g = hint && isfinite(hint[j]) ? exp(hint[j]) : pb->guess[j], root;
+    double g = hint && isfinite(hint[j]) ? exp(hint[j] + (nd[j % 2] ? dsum[j % 2] / nd[j % 2] : 0))
+                                         : pb->guess[j],
+           root;
     double e = j % 2 ? log_err(predict_fast(m.s50_s, sigma, lo_50, rp, 0.5, g, &root), t->obs_50)
                      : log_err(predict_fast(m.s50_s, sigma, lo_q, rp, pb->p, g, &root), t->obs_q);
     if (!isnan(root)) {
       pb->guess[j] = root;
       u[j] = log(root);
+      if (hint && isfinite(hint[j])) {
+        dsum[j % 2] += u[j] - hint[j];
+        nd[j % 2]++;
+      }
     }
     term[j] = t->w * e * e;
     done[j] = true;
