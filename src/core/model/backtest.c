@@ -116,15 +116,18 @@ typedef struct tail_fn {
 } tail_fn;
 
 /* Whether above + p_wait x wait_mass(...) > tail, decided from the same
- * sum through rs_fast_wait_sum (one fast exponential per node, not two, no
- * libm call, the nodes in vector registers) where that is sure: +1
- * greater, -1 not, 0 too close to call. *mass: the fast sum's mass (NaN
- * where it is of no use).
+ * sum through rs_fast_wait_sum (one fast exponential per node, not two,
+ * and one per pair of nodes for S; no libm call, the nodes in vector
+ * registers) where that is sure: +1 greater, -1 not, 0 too close to call.
+ * *mass: the fast sum's mass (NaN where it is of no use).
  *
  * Each node's term differs from wait_mass's by its exponent's error, at
- * most (RS_FAST_EXP_REL + 9 ulp) x (4 + s / cm + |t - s| / cm + z^2 / 2)
- * (s carries rs_fast_exp's error into (t - s) / cm, whose 1 / cm and
- * product round twice; the rest is rounding), plus the factors' own
+ * most (RS_FAST_EXP_REL + 9 ulp) x (4 + k s / cm + |t - s| / cm + z^2 / 2)
+ * (s carries its error into (t - s) / cm: two rs_fast_exp's, e^(sigma mid)
+ * and e^(sigma half g), and their arguments' rounding, 5 ulp of
+ * |sigma mid| + |sigma half| at most, so k = 2 + 0.02 (|sigma mid| +
+ * |sigma half|); 1 / cm and the product round twice; the rest is
+ * rounding), plus the factors' own
  * relative errors; the terms are positive, so the sum's relative error, in
  * whatever order it is added, is at most the largest term's plus the
  * summation's (24 ulp), and 1e-13 covers every rounding after it. A
@@ -220,6 +223,18 @@ int rs_backtest_tail_side(double s50, double sigma, const rs_queue_result *r, do
   double cm = r->mean_wait_s / r->p_wait;
   tail_fn f = {s50, sigma, cm, 1.0 / cm, r->p_wait, 1.0 - p};
   return look(&f, t, true, NULL, NULL);
+}
+
+/* The same side from wait_mass alone, libm's exponentials at every node:
+ * what the fast sum's band must agree with (test_backtest_replay). */
+int rs_backtest_tail_side_mass(double s50, double sigma, const rs_queue_result *r, double p,
+                               double t) {
+  double cm = r->mean_wait_s / r->p_wait;
+  double zt = log(t / s50) / fmax(sigma, 1e-9), a = -8.0;
+  double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
+  if (zt > a)
+    sum = wait_mass(s50, sigma, cm, t, fmin(zt, -a), a);
+  return above + r->p_wait * sum > 1.0 - p ? 1 : -1;
 }
 
 /* What is known of the sides: every t <= yes is above the tail, every

@@ -28,24 +28,29 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 rs_fast_wait
 rs_fast_wait_sum(const double *g, const double *w, double mid, double half, double sigma,
                  double s50, double t, double inv_cm) {
-  double z[24], x[24], s[24], e[24], top[24];
+  double z[24], x[24], s[24], e[24], top[24], y[12];
+  /* s50 e^(sigma z) for z = mid +- half g[i + 12]: one exponential a pair */
+  double xm = sigma * mid, xh = sigma * half, sm = s50 * rs_fast_exp(xm);
+  double k = 2 + 0.02 * (fabs(xm) + fabs(xh)); /* s's error, in units of rs_fast_exp's */
+  for (int i = 0; i < 12; i++)
+    y[i] = rs_fast_exp(xh * g[i + 12]);
+  for (int i = 0; i < 12; i++) {
+    s[i] = sm / y[i];
+    s[i + 12] = sm * y[i];
+  }
   for (int i = 0; i < 24; i++) {
     z[i] = mid + half * g[i];
-    x[i] = sigma * z[i];
-    top[i] = x[i];
-  }
-  for (int i = 0; i < 24; i++)
-    s[i] = s50 * rs_fast_exp(x[i]);
-  for (int i = 0; i < 24; i++) {
     double d = t - s[i], zz = z[i] * z[i] / 2;
     x[i] = -zz - d * inv_cm;
-    e[i] = 4 + s[i] * inv_cm + fabs(d) * inv_cm + zz;
-    top[i] = MAX_(x[i], top[i]);
+    e[i] = 4 + k * s[i] * inv_cm + fabs(d) * inv_cm + zz;
+    top[i] = x[i];
   }
   for (int i = 0; i < 24; i++)
     x[i] = w[i] * rs_fast_exp(x[i]);
   FOLD24(x, ADD_);
   FOLD24(e, MAX_);
   FOLD24(top, MAX_);
-  return (rs_fast_wait){x[0], e[0], top[0]};
+  /* -xm and xh g: none of s's exponents near rs_fast_exp's clamps */
+  double tp = MAX_(top[0], MAX_(-xm, xh));
+  return (rs_fast_wait){x[0], e[0], tp};
 }
