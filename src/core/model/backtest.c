@@ -306,8 +306,10 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
     double x = v / tail - 1;
     double g = fabs(x) < 0.03 ? x * (1 - x * (0.5 - x * (1.0 / 3 - x * 0.25))) : log(v / tail);
     double next = t - g * v / dv;
+    /* beyond the bisection's top, untried: look there (the root may lie
+     * beyond it, every midpoint then above the tail), else halve */
     if (!(next > a && next < b))
-      next = 0.5 * (a + b);
+      next = next >= b && b == hi && t != hi ? hi : 0.5 * (a + b);
     step = fabs(next - t);
     t = next;
     if (step <= 1e-5 * t)
