@@ -78,6 +78,12 @@ static void remember(double r[2], double u[2], double rate, double ms) {
   r[1] = rate, u[1] = log(ms);
 }
 
+/* fmax and fmin as glibc's x86-64 ones compute them (maxsd and minsd, the
+ * other operand where one is NaN), inline: the back-test's root search
+ * takes millions of them, and a libm call each was a tenth of a look. */
+static inline double max2(double x, double y) { return isnan(y) || x > y ? x : y; }
+static inline double min2(double x, double y) { return isnan(y) || x < y ? x : y; }
+
 /* 24-point Gauss-Legendre nodes on [-1, 1], the negative half then the
  * positive, and their weights: wait_mass and rs_fast_wait_sum both take
  * z = mid + half gz[i], the same numbers. */
@@ -153,12 +159,12 @@ static int wait_side(const tail_fn *f, double t, double zt, double a, double abo
  * no use) and *slope its derivative in t, for the root search. The exact
  * fallback is taken only when `exact`: then the side is never 0. */
 static int look(const tail_fn *f, double t, bool exact, double *value, double *slope) {
-  double zt = log(t / f->s50) / fmax(f->sigma, 1e-9), a = -8.0;
+  double zt = log(t / f->s50) / max2(f->sigma, 1e-9), a = -8.0;
   double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0, mass = 0;
   /* the nodes span S's normal variate up to z(t), or to 8 when z(t) is
    * further (a narrow S beside a long t): the mass above 8 is under 1e-15,
    * and nodes spread up to a far z(t) would leave few on S's spread */
-  double top = fmin(zt, -a);
+  double top = min2(zt, -a);
   int side = 0;
   if (zt > a && (side = wait_side(f, t, top, a, above, &mass)) == 0 && (exact || isnan(mass))) {
     sum = wait_mass(f->s50, f->sigma, f->cm, t, top, a);
@@ -171,7 +177,7 @@ static int look(const tail_fn *f, double t, bool exact, double *value, double *s
     /* d/dt P(S > t) = -phi(z(t)) z'(t); d/dt of the mass: +phi(z(t)) z'(t)
      * p_wait (its upper end) - mass / cm (the exponential), where z(t) <= 8 */
     double dens = zt <= -a ? rs_fast_exp(-zt * zt / 2) /
-                                 (sqrt(2 * 3.14159265358979323846) * fmax(f->sigma, 1e-9) * t)
+                                 (sqrt(2 * 3.14159265358979323846) * max2(f->sigma, 1e-9) * t)
                            : 0;
     *value = above + mass;
     *slope = -dens * (1 - f->p_wait) - mass * f->inv_cm;
@@ -192,8 +198,8 @@ static bool begin(double s50, double sigma, double lo, const rs_queue_result *r,
   if (!r->stable || !(r->p_wait > 0) || !(r->mean_wait_s > 0))
     return false;
   double cm = r->mean_wait_s / r->p_wait;
-  /* fmax(log(x), 0) is 0 wherever x <= 1: no log there (most p50s) */
-  *hi = lo + cm * (r->p_wait > tail ? fmax(log(r->p_wait / tail), 0.0) : 0.0) + 1e-9;
+  /* max2(log(x), 0) is 0 wherever x <= 1: no log there (most p50s) */
+  *hi = lo + cm * (r->p_wait > tail ? max2(log(r->p_wait / tail), 0.0) : 0.0) + 1e-9;
   *f = (tail_fn){s50, sigma, cm, 1.0 / cm, r->p_wait, tail};
   *out = 0.5 * (lo + *hi) * 1e3;
   return *hi - lo > 1e-5 * *hi;
@@ -298,9 +304,9 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
     if (!(v > 0) || !(dv < 0) || !isfinite(v))
       break;
     if (v > tail)
-      a = fmax(a, t);
+      a = max2(a, t);
     else
-      b = fmin(b, t);
+      b = min2(b, t);
     /* ln(v / tail), by its series near the root (4 terms: within 1e-6 of
      * it for |x| < 0.03; the root search only has to get near) */
     double x = v / tail - 1;
@@ -317,7 +323,7 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
   }
   *root = t;
   /* a look just beside the root settles a side's midpoints for good */
-  double eps = isfinite(step) ? fmax(1e-9 * t, 10 * step * step / t) : INFINITY;
+  double eps = isfinite(step) ? max2(1e-9 * t, 10 * step * step / t) : INFINITY;
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
     double mid = 0.5 * (lo + hi);
     if (mid > k.yes && mid < k.no) { /* not settled: look (rarely) */
