@@ -56,9 +56,10 @@ static void test_wait_sum(void **state) {
           double half = 0.5 * (zt - lo), mid = 0.5 * (zt + lo);
           rs_fast_wait f = rs_fast_wait_sum(g, w, mid, half, sigma, s50, t, 1.0 / cm);
           ref r = reference(g, w, mid, half, sigma, s50, t, cm);
-          /* the multiple and the top are the reference's (up to rounding) */
-          assert_true(fabs(f.worst / r.worst - 1) <= 1e-12);
-          assert_true(fabs(f.top - r.top) <= 1e-9 * fmax(1.0, fabs(r.top)));
+          /* the multiple and the top bound the reference's, not far above */
+          assert_true(f.worst >= r.worst * (1 - 1e-12) && f.worst <= 3 * r.worst);
+          assert_true(f.top >= r.top - 1e-9 * fmax(1.0, fabs(r.top)));
+          assert_true(f.top <= fmax(r.top, 0.0) + 1e-9 * fmax(1.0, fabs(r.top)));
           /* and the sum within the band wait_side puts around it */
           double band = 2 * (RS_FAST_EXP_REL + 2e-15) * f.worst + 1e-13;
           double err = r.sum > 0 ? fabs(f.sum / r.sum - 1) : fabs(f.sum);
