@@ -135,11 +135,56 @@ static void test_monotone(void **state) {
   assert_true(grids > 500);
 }
 
+/* The fast sum's band (wait_side): wherever it decides a side, the side
+ * is the plain quadrature's. 100 points per queue: most within 1e-6 of
+ * where the plain side changes (found by bisection to the last bit), down
+ * to a few units in the last place from it, where the two sums are closest
+ * to the tail, the rest across the bisection's interval; random queues,
+ * P(wait) and waits. */
+static void test_band(void **state) {
+  (void)state;
+  rng r = {31};
+  int points = 0;
+  for (int i = 0; i < 4000; i++) {
+    double s50 = log_uniform(&r, 1e-6, 100.0);
+    uint64_t kind = rng_next(&r) % 4;
+    double cs2 = kind == 0 ? log_uniform(&r, 1e-14, 1e-6) : log_uniform(&r, 0.005, 4.0);
+    double p_wait = kind == 1 ? 1.0 : log_uniform(&r, 1e-6, 1.0);
+    double mean = s50 * log_uniform(&r, kind == 2 ? 1e-9 : 1e-4, kind == 3 ? 1e8 : 1e3) * p_wait;
+    double p = random_p(&r), sigma = sqrt(log1p(cs2));
+    double lo = s50 * exp(sigma * rs_normal_quantile(p)), cm = mean / p_wait;
+    double hi = lo + cm * fmax(log(p_wait / (1 - p)), 0.0) + 1e-9;
+    rs_queue_result q = {true, 0.5, p_wait, mean};
+    if (!(hi - lo > 1e-5 * hi))
+      continue;
+    double a = lo, b = hi;
+    for (int k = 0; k < 80 && 0.5 * (a + b) > a && 0.5 * (a + b) < b; k++) {
+      double t = 0.5 * (a + b);
+      *(rs_backtest_tail_side_mass(s50, sigma, &q, p, t) > 0 ? &a : &b) = t;
+    }
+    for (int k = 0; k < 100; k++) {
+      double u = rng_uniform(&r);
+      double t = k < 80 ? a * (1 + (u - 0.5) * 2 * pow(10.0, -6.0 - 10.0 * rng_uniform(&r)))
+                        : lo + (hi - lo) * u;
+      int fast = rs_backtest_tail_side(s50, sigma, &q, p, t);
+      int plain = rs_backtest_tail_side_mass(s50, sigma, &q, p, t);
+      if (fast != plain)
+        fail_msg("s50 %.17g cs2 %.17g p %.17g p_wait %.17g mean_wait %.17g t %.17g: side %d, "
+                 "plain %d",
+                 s50, cs2, p, p_wait, mean, t, fast, plain);
+      points++;
+    }
+  }
+  print_message("%d points\n", points);
+  assert_true(points > 100000);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_queues),
       cmocka_unit_test(test_edges),
       cmocka_unit_test(test_monotone),
+      cmocka_unit_test(test_band),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,25 +18,28 @@ typedef struct ref {
 /* wait_mass's sum (backtest.c), with its exponent multiples and maxima */
 static ref reference(const double *g, const double *w, double mid, double half, double sigma,
                      double s50, double t, double cm) {
-  ref r = {0, 0, -INFINITY};
+  ref r = {0, 0, fmax(-sigma * mid, sigma * half)};
+  double k = 2 + 0.02 * (fabs(sigma * mid) + fabs(sigma * half));
   for (int i = 0; i < 24; i++) {
     double z = mid + half * g[i], s = s50 * exp(sigma * z);
     double x = -z * z / 2 - (t - s) / cm;
     r.sum += w[i] * exp(-z * z / 2) * exp(-(t - s) / cm);
-    r.worst = fmax(r.worst, 4 + s / cm + fabs(t - s) / cm + z * z / 2);
-    r.top = fmax(r.top, fmax(sigma * z, x));
+    r.worst = fmax(r.worst, 4 + k * s / cm + fabs(t - s) / cm + z * z / 2);
+    r.top = fmax(r.top, x);
   }
   return r;
 }
 
 static void test_wait_sum(void **state) {
   (void)state;
-  /* the midpoint rule's nodes and weights on [-1, 1]: the band does not
+  /* the midpoint rule's nodes and weights on [-1, 1], the negative half
+   * then the positive as rs_fast_wait_sum takes them: the band does not
    * depend on which positive rule it is */
   double g[24], w[24];
-  for (int i = 0; i < 24; i++) {
-    g[i] = -1.0 + (2.0 * i + 1.0) / 24.0;
-    w[i] = 1.0 / 12.0;
+  for (int i = 0; i < 12; i++) {
+    g[i] = -(2.0 * i + 1.0) / 24.0;
+    g[i + 12] = -g[i];
+    w[i] = w[i + 12] = 1.0 / 12.0;
   }
   const double sigmas[] = {0.07, 0.3, 0.83, 1.2686};
   const double s50s[] = {1e-3, 0.05, 2.0};
@@ -53,9 +56,10 @@ static void test_wait_sum(void **state) {
           double half = 0.5 * (zt - lo), mid = 0.5 * (zt + lo);
           rs_fast_wait f = rs_fast_wait_sum(g, w, mid, half, sigma, s50, t, 1.0 / cm);
           ref r = reference(g, w, mid, half, sigma, s50, t, cm);
-          /* the multiple and the top are the reference's (up to rounding) */
-          assert_true(fabs(f.worst / r.worst - 1) <= 1e-12);
-          assert_true(fabs(f.top - r.top) <= 1e-9 * fmax(1.0, fabs(r.top)));
+          /* the multiple and the top bound the reference's, not far above */
+          assert_true(f.worst >= r.worst * (1 - 1e-12) && f.worst <= 3 * r.worst);
+          assert_true(f.top >= r.top - 1e-9 * fmax(1.0, fabs(r.top)));
+          assert_true(f.top <= fmax(r.top, 0.0) + 1e-9 * fmax(1.0, fabs(r.top)));
           /* and the sum within the band wait_side puts around it */
           double band = 2 * (RS_FAST_EXP_REL + 2e-15) * f.worst + 1e-13;
           double err = r.sum > 0 ? fabs(f.sum / r.sum - 1) : fabs(f.sum);

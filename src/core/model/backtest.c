@@ -41,7 +41,8 @@ typedef struct problem {
   double p;                     /* the SLO quantile */
   double z_q, z_50;             /* rs_normal_quantile of p and of 0.5 */
   double last[2 * MAX_POINTS];  /* loss's terms as last computed */
-  double guess[2 * MAX_POINTS]; /* predict_fast's root as last found (where to start) */
+  double guess[2 * MAX_POINTS]; /* predict_fast's root as last found (where to start
+                                 * without a blend of the simplex's) */
   double hold0;                 /* default hold, seconds */
   unsigned servers;
 } problem;
@@ -76,6 +77,12 @@ static void remember(double r[2], double u[2], double rate, double ms) {
   r[0] = r[1], u[0] = u[1];
   r[1] = rate, u[1] = log(ms);
 }
+
+/* fmax and fmin as glibc's x86-64 ones compute them (maxsd and minsd, the
+ * other operand where one is NaN), inline: the back-test's root search
+ * takes millions of them, and a libm call each was a tenth of a look. */
+static inline double max2(double x, double y) { return isnan(y) || x > y ? x : y; }
+static inline double min2(double x, double y) { return isnan(y) || x < y ? x : y; }
 
 /* 24-point Gauss-Legendre nodes on [-1, 1], the negative half then the
  * positive, and their weights: wait_mass and rs_fast_wait_sum both take
@@ -115,15 +122,18 @@ typedef struct tail_fn {
 } tail_fn;
 
 /* Whether above + p_wait x wait_mass(...) > tail, decided from the same
- * sum through rs_fast_wait_sum (one fast exponential per node, not two, no
- * libm call, the nodes in vector registers) where that is sure: +1
- * greater, -1 not, 0 too close to call. *mass: the fast sum's mass (NaN
- * where it is of no use).
+ * sum through rs_fast_wait_sum (one fast exponential per node, not two,
+ * and one per pair of nodes for S; no libm call, the nodes in vector
+ * registers) where that is sure: +1 greater, -1 not, 0 too close to call.
+ * *mass: the fast sum's mass (NaN where it is of no use).
  *
  * Each node's term differs from wait_mass's by its exponent's error, at
- * most (RS_FAST_EXP_REL + 9 ulp) x (4 + s / cm + |t - s| / cm + z^2 / 2)
- * (s carries rs_fast_exp's error into (t - s) / cm, whose 1 / cm and
- * product round twice; the rest is rounding), plus the factors' own
+ * most (RS_FAST_EXP_REL + 9 ulp) x (4 + k s / cm + |t - s| / cm + z^2 / 2)
+ * (s carries its error into (t - s) / cm: two rs_fast_exp's, e^(sigma mid)
+ * and e^(sigma half g), and their arguments' rounding, 5 ulp of
+ * |sigma mid| + |sigma half| at most, so k = 2 + 0.02 (|sigma mid| +
+ * |sigma half|); 1 / cm and the product round twice; the rest is
+ * rounding), plus the factors' own
  * relative errors; the terms are positive, so the sum's relative error, in
  * whatever order it is added, is at most the largest term's plus the
  * summation's (24 ulp), and 1e-13 covers every rounding after it. A
@@ -149,12 +159,12 @@ static int wait_side(const tail_fn *f, double t, double zt, double a, double abo
  * no use) and *slope its derivative in t, for the root search. The exact
  * fallback is taken only when `exact`: then the side is never 0. */
 static int look(const tail_fn *f, double t, bool exact, double *value, double *slope) {
-  double zt = log(t / f->s50) / fmax(f->sigma, 1e-9), a = -8.0;
+  double zt = log(t / f->s50) / max2(f->sigma, 1e-9), a = -8.0;
   double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0, mass = 0;
   /* the nodes span S's normal variate up to z(t), or to 8 when z(t) is
    * further (a narrow S beside a long t): the mass above 8 is under 1e-15,
    * and nodes spread up to a far z(t) would leave few on S's spread */
-  double top = fmin(zt, -a);
+  double top = min2(zt, -a);
   int side = 0;
   if (zt > a && (side = wait_side(f, t, top, a, above, &mass)) == 0 && (exact || isnan(mass))) {
     sum = wait_mass(f->s50, f->sigma, f->cm, t, top, a);
@@ -167,7 +177,7 @@ static int look(const tail_fn *f, double t, bool exact, double *value, double *s
     /* d/dt P(S > t) = -phi(z(t)) z'(t); d/dt of the mass: +phi(z(t)) z'(t)
      * p_wait (its upper end) - mass / cm (the exponential), where z(t) <= 8 */
     double dens = zt <= -a ? rs_fast_exp(-zt * zt / 2) /
-                                 (sqrt(2 * 3.14159265358979323846) * fmax(f->sigma, 1e-9) * t)
+                                 (sqrt(2 * 3.14159265358979323846) * max2(f->sigma, 1e-9) * t)
                            : 0;
     *value = above + mass;
     *slope = -dens * (1 - f->p_wait) - mass * f->inv_cm;
@@ -188,8 +198,8 @@ static bool begin(double s50, double sigma, double lo, const rs_queue_result *r,
   if (!r->stable || !(r->p_wait > 0) || !(r->mean_wait_s > 0))
     return false;
   double cm = r->mean_wait_s / r->p_wait;
-  /* fmax(log(x), 0) is 0 wherever x <= 1: no log there (most p50s) */
-  *hi = lo + cm * (r->p_wait > tail ? fmax(log(r->p_wait / tail), 0.0) : 0.0) + 1e-9;
+  /* max2(log(x), 0) is 0 wherever x <= 1: no log there (most p50s) */
+  *hi = lo + cm * (r->p_wait > tail ? max2(log(r->p_wait / tail), 0.0) : 0.0) + 1e-9;
   *f = (tail_fn){s50, sigma, cm, 1.0 / cm, r->p_wait, tail};
   *out = 0.5 * (lo + *hi) * 1e3;
   return *hi - lo > 1e-5 * *hi;
@@ -221,6 +231,18 @@ int rs_backtest_tail_side(double s50, double sigma, const rs_queue_result *r, do
   return look(&f, t, true, NULL, NULL);
 }
 
+/* The same side from wait_mass alone, libm's exponentials at every node:
+ * what the fast sum's band must agree with (test_backtest_replay). */
+int rs_backtest_tail_side_mass(double s50, double sigma, const rs_queue_result *r, double p,
+                               double t) {
+  double cm = r->mean_wait_s / r->p_wait;
+  double zt = log(t / s50) / fmax(sigma, 1e-9), a = -8.0;
+  double above = 0.5 * erfc(zt / sqrt(2.0)), sum = 0;
+  if (zt > a)
+    sum = wait_mass(s50, sigma, cm, t, fmin(zt, -a), a);
+  return above + r->p_wait * sum > 1.0 - p ? 1 : -1;
+}
+
 /* What is known of the sides: every t <= yes is above the tail, every
  * t >= no is not (the tail falls with t, below). */
 typedef struct known {
@@ -248,9 +270,9 @@ static void learn(known *k, double t, int side) {
  * elsewhere already tells it: above the tail at t' means above at every
  * t < t', and below at t' below at every t > t'. The root is found first by
  * Newton's method on ln(tail(t)) (the tail is nearly exponential in t)
- * from *guess, the previous trial's root (two or three looks; 3.7 looks in
- * all per call on the 1,008-endpoint fleet, 14.7 steps before), then the
- * bisection is replayed: a midpoint outside
+ * from guess (minimize's blend of the simplex's roots; one to three looks,
+ * 3.1 looks in all per call on the 1,008-endpoint fleet, 14.7 steps
+ * before), then the bisection is replayed: a midpoint outside
  * what the looks have settled looks (first just beside the root, which
  * settles every later midpoint on that side), one settled takes its side.
  * The same midpoints, the same sides: the same bits as the reference above.
@@ -263,16 +285,18 @@ static void learn(known *k, double t, int side) {
  * from wait_mass. So it is checked: test_backtest_replay finds the side
  * falling on grids (400 points within 1e-7 of the root) for 2,000 random queues, and
  * the replay equal to the reference, bit for bit, on 400,000 random calls
- * from three starting guesses each. */
+ * from three starting guesses each. *root: where the root search ended (NaN
+ * where the bisection took no step). */
 static double predict_fast(double s50, double sigma, double lo, const rs_queue_result *r, double p,
-                           double *guess) {
+                           double guess, double *root) {
   tail_fn f;
   double hi, out, tail = 1.0 - p;
+  *root = NAN;
   if (!begin(s50, sigma, lo, r, p, &f, &hi, &out))
     return out;
   known k = {-INFINITY, INFINITY};
   /* Newton on g(t) = ln tail(t) - ln(1 - p), kept inside [a, b] */
-  double a = lo, b = hi, t = *guess > lo && *guess < hi ? *guess : hi, step = INFINITY;
+  double a = lo, b = hi, t = guess > lo && guess < hi ? guess : hi, step = INFINITY;
   for (int it = 0; it < 8; it++) {
     double v, dv;
     int side = look(&f, t, false, &v, &dv);
@@ -280,24 +304,26 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
     if (!(v > 0) || !(dv < 0) || !isfinite(v))
       break;
     if (v > tail)
-      a = fmax(a, t);
+      a = max2(a, t);
     else
-      b = fmin(b, t);
+      b = min2(b, t);
     /* ln(v / tail), by its series near the root (4 terms: within 1e-6 of
      * it for |x| < 0.03; the root search only has to get near) */
     double x = v / tail - 1;
     double g = fabs(x) < 0.03 ? x * (1 - x * (0.5 - x * (1.0 / 3 - x * 0.25))) : log(v / tail);
     double next = t - g * v / dv;
+    /* beyond the bisection's top, untried: look there (the root may lie
+     * beyond it, every midpoint then above the tail), else halve */
     if (!(next > a && next < b))
-      next = 0.5 * (a + b);
+      next = next >= b && b == hi && t != hi ? hi : 0.5 * (a + b);
     step = fabs(next - t);
     t = next;
     if (step <= 1e-5 * t)
       break;
   }
-  *guess = t;
+  *root = t;
   /* a look just beside the root settles a side's midpoints for good */
-  double eps = isfinite(step) ? fmax(1e-9 * t, 10 * step * step / t) : INFINITY;
+  double eps = isfinite(step) ? max2(1e-9 * t, 10 * step * step / t) : INFINITY;
   for (int it = 0; it < 40 && hi - lo > 1e-5 * hi; it++) {
     double mid = 0.5 * (lo + hi);
     if (mid > k.yes && mid < k.no) { /* not settled: look (rarely) */
@@ -319,7 +345,10 @@ static double predict_fast(double s50, double sigma, double lo, const rs_queue_r
 /* The replay, for the unit test. */
 double rs_backtest_quantile_fast(double s50, double sigma, double lo, const rs_queue_result *r,
                                  double p, double *guess) {
-  return predict_fast(s50, sigma, lo, r, p, guess);
+  double root, out = predict_fast(s50, sigma, lo, r, p, *guess, &root);
+  if (!isnan(root))
+    *guess = root;
+  return out;
 }
 
 static double clamp(double v, double lo, double hi) { return v < lo ? lo : v > hi ? hi : v; }
@@ -359,15 +388,25 @@ static double ordered_sum(const double *term, const bool *done, size_t n) {
  * The terms are computed largest first as of the last evaluation (pb->last,
  * the next trial is near it), so a dropped trial stops sooner; they are
  * added in the points' order whatever the order of computing them, so the
- * full sum is the same number. INFINITY: the exact loss. */
-static double loss(problem *pb, const double x[3], double bound) {
+ * full sum is the same number. INFINITY: the exact loss. hint (NULL: none):
+ * ln of where each term's root search starts (blend); u: ln of the roots
+ * found (NaN for a term not computed or with no step). */
+static double loss(problem *pb, const double x[3], double bound, const double *hint, double *u) {
   model m = decode(pb, x);
   double wsum = 0, term[2 * MAX_POINTS] = {0};
   bool done[2 * MAX_POINTS] = {false}, queued[MAX_POINTS] = {false};
   rs_queue_result r[MAX_POINTS];
   size_t order[2 * MAX_POINTS], nt = 0, n = 2 * pb->n;
+  double run = 0;
   for (size_t i = 0; i < pb->n; i++)
     wsum += pb->pt[i].w;
+  for (size_t j = 0; j < n; j++)
+    u[j] = NAN;
+  /* how far the roots found so far were from their hints, on average, for
+   * each kind of term (the SLO quantile's, the p50's): the blend's error is
+   * much the same at every point, so the next hint is moved by as much */
+  double dsum[2] = {0, 0};
+  int nd[2] = {0, 0};
   /* outside the bounds the model stops changing: a slope brings the simplex back */
   double h = clamp(x[2], log(HOLD_MIN), 0.0), v = clamp(x[1], log(CS2_MIN), log(CS2_MAX));
   double prior = PRIOR * h * h, slope = 1e-3 * ((x[2] - h) * (x[2] - h) + (x[1] - v) * (x[1] - v));
@@ -392,85 +431,124 @@ static double loss(problem *pb, const double x[3], double bound) {
     }
     queued[i] = true;
     const rs_queue_result *rp = t->rate > 0 && m.hold_s > 0 ? &r[i] : NULL;
-    double e =
-        j % 2 ? log_err(predict_fast(m.s50_s, sigma, lo_50, rp, 0.5, &pb->guess[j]), t->obs_50)
-              : log_err(predict_fast(m.s50_s, sigma, lo_q, rp, pb->p, &pb->guess[j]), t->obs_q);
+    double g = hint && isfinite(hint[j]) ? exp(hint[j] + (nd[j % 2] ? dsum[j % 2] / nd[j % 2] : 0))
+                                         : pb->guess[j],
+           root;
+    double e = j % 2 ? log_err(predict_fast(m.s50_s, sigma, lo_50, rp, 0.5, g, &root), t->obs_50)
+                     : log_err(predict_fast(m.s50_s, sigma, lo_q, rp, pb->p, g, &root), t->obs_q);
+    if (!isnan(root)) {
+      pb->guess[j] = root;
+      u[j] = log(root);
+      if (hint && isfinite(hint[j])) {
+        dsum[j % 2] += u[j] - hint[j];
+        nd[j % 2]++;
+      }
+    }
     term[j] = t->w * e * e;
     done[j] = true;
     pb->last[j] = term[j];
-    if (k + 1 < nt && ordered_sum(term, done, n) / wsum + prior + slope >= bound)
+    /* run, the same terms in the order computed, is within 3e-15 of the
+     * ordered sum (12 terms >= 0; the rest is monotone), so the ordered sum
+     * is added up only where run says it may reach bound */
+    run += term[j];
+    if (k + 1 < nt && (run / wsum + prior + slope) * (1 + 1e-12) >= bound &&
+        ordered_sum(term, done, n) / wsum + prior + slope >= bound)
       return ordered_sum(term, done, n) / wsum + prior + slope;
   }
   return ordered_sum(term, done, n) / wsum + prior + slope;
 }
 
+/* A simplex vertex: its parameters, its loss and the logarithms of its
+ * terms' roots (predict_fast's; NaN where it took no step). */
+typedef struct vertex {
+  double x[3], f, u[2 * MAX_POINTS];
+} vertex;
+
+/* Where a trial's root searches start: ln of each root as the same blend
+ * of the vertices' as the trial's parameters are of theirs, a ua + b ub
+ * (ln t is nearly linear in the parameters, so this is off by about the
+ * square of the simplex's size, where the last trial's root was off by
+ * its size). It changes where the searches start, never what they find. */
+static void blend(double *out, size_t n, double a, const double *ua, double b, const double *ub) {
+  for (size_t j = 0; j < n; j++)
+    out[j] = a * ua[j] + b * ub[j];
+}
+
 /* Nelder-Mead over 3 parameters (standard coefficients), deterministic. */
 static void minimize(problem *pb, double x[3]) {
-  double s[4][3], f[4];
+  vertex s[4];
   const double step[3] = {0.3, 0.7, 0.7};
+  size_t n = 2 * pb->n;
   int evals = 0;
   for (int i = 0; i < 4; i++) {
-    memcpy(s[i], x, sizeof(s[i]));
+    memcpy(s[i].x, x, sizeof(s[i].x));
     if (i > 0)
-      s[i][i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
-    f[i] = loss(pb, s[i], INFINITY);
+      s[i].x[i - 1] += i == 3 ? -step[i - 1] : step[i - 1];
+    s[i].f = loss(pb, s[i].x, INFINITY, NULL, s[i].u);
     evals++;
   }
   while (evals < MAX_EVALS) {
     /* order: s[0] best .. s[3] worst */
     for (int i = 1; i < 4; i++)
-      for (int j = i; j > 0 && f[j] < f[j - 1]; j--) {
-        double tf = f[j], ts[3];
-        memcpy(ts, s[j], sizeof(ts));
-        f[j] = f[j - 1];
-        memcpy(s[j], s[j - 1], sizeof(ts));
-        f[j - 1] = tf;
-        memcpy(s[j - 1], ts, sizeof(ts));
+      for (int j = i; j > 0 && s[j].f < s[j - 1].f; j--) {
+        vertex tv = s[j];
+        s[j] = s[j - 1];
+        s[j - 1] = tv;
       }
-    if (f[3] - f[0] < 1e-7)
+    if (s[3].f - s[0].f < 1e-7)
       break;
-    double c[3], r[3], e[3], k[3];
+    double c[3], r[3], e[3], k[3], uc[2 * MAX_POINTS], hint[2 * MAX_POINTS];
+    double ur[2 * MAX_POINTS], ue[2 * MAX_POINTS], uk[2 * MAX_POINTS];
     for (int d = 0; d < 3; d++) {
-      c[d] = (s[0][d] + s[1][d] + s[2][d]) / 3.0;
-      r[d] = c[d] + (c[d] - s[3][d]);
+      c[d] = (s[0].x[d] + s[1].x[d] + s[2].x[d]) / 3.0;
+      r[d] = c[d] + (c[d] - s[3].x[d]);
     }
-    double fr = loss(pb, r, f[2]); /* at f[2] or above, r is dropped */
+    blend(uc, n, 1.0 / 3, s[0].u, 1.0 / 3, s[1].u);
+    blend(uc, n, 1.0, uc, 1.0 / 3, s[2].u);
+    blend(hint, n, 2.0, uc, -1.0, s[3].u);
+    double fr = loss(pb, r, s[2].f, hint, ur); /* at f[2] or above, r is dropped */
     evals++;
-    if (fr < f[0]) {
+    if (fr < s[0].f) {
       for (int d = 0; d < 3; d++)
-        e[d] = c[d] + 2.0 * (c[d] - s[3][d]);
-      double fe = loss(pb, e, fr);
+        e[d] = c[d] + 2.0 * (c[d] - s[3].x[d]);
+      blend(hint, n, 2.0, ur, -1.0, uc); /* e = 2 r - c */
+      double fe = loss(pb, e, fr, hint, ue);
       evals++;
-      memcpy(s[3], fe < fr ? e : r, sizeof(e));
-      f[3] = fe < fr ? fe : fr;
+      memcpy(s[3].x, fe < fr ? e : r, sizeof(e));
+      memcpy(s[3].u, fe < fr ? ue : ur, sizeof(ue));
+      s[3].f = fe < fr ? fe : fr;
       continue;
     }
-    if (fr < f[2]) {
-      memcpy(s[3], r, sizeof(r));
-      f[3] = fr;
+    if (fr < s[2].f) {
+      memcpy(s[3].x, r, sizeof(r));
+      memcpy(s[3].u, ur, sizeof(ur));
+      s[3].f = fr;
       continue;
     }
     for (int d = 0; d < 3; d++)
-      k[d] = c[d] + 0.5 * (s[3][d] - c[d]);
-    double fk = loss(pb, k, f[3]);
+      k[d] = c[d] + 0.5 * (s[3].x[d] - c[d]);
+    blend(hint, n, 0.5, uc, 0.5, s[3].u);
+    double fk = loss(pb, k, s[3].f, hint, uk);
     evals++;
-    if (fk < f[3]) {
-      memcpy(s[3], k, sizeof(k));
-      f[3] = fk;
+    if (fk < s[3].f) {
+      memcpy(s[3].x, k, sizeof(k));
+      memcpy(s[3].u, uk, sizeof(uk));
+      s[3].f = fk;
       continue;
     }
     for (int i = 1; i < 4; i++) {
       for (int d = 0; d < 3; d++)
-        s[i][d] = s[0][d] + 0.5 * (s[i][d] - s[0][d]);
-      f[i] = loss(pb, s[i], INFINITY);
+        s[i].x[d] = s[0].x[d] + 0.5 * (s[i].x[d] - s[0].x[d]);
+      blend(hint, n, 0.5, s[0].u, 0.5, s[i].u);
+      s[i].f = loss(pb, s[i].x, INFINITY, hint, s[i].u);
       evals++;
     }
   }
   int best = 0;
   for (int i = 1; i < 4; i++)
-    if (f[i] < f[best])
+    if (s[i].f < s[best].f)
       best = i;
-  memcpy(x, s[best], sizeof(s[best]));
+  memcpy(x, s[best].x, sizeof(s[best].x));
 }
 
 /* Groups the buckets that carry the SLO quantile into at most MAX_POINTS

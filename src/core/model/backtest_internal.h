@@ -18,5 +18,9 @@ double rs_backtest_quantile_fast_ref(double s50, double sigma, double lo, const 
 /* A bisection step's side at t: +1 where the tail of r's response time at
  * t is above 1 - p (r stable, with a wait), -1 where not. */
 int rs_backtest_tail_side(double s50, double sigma, const rs_queue_result *r, double p, double t);
+/* The same side from the plain quadrature alone (libm's exponentials, no
+ * fast sum and no band): what rs_backtest_tail_side must always equal. */
+int rs_backtest_tail_side_mass(double s50, double sigma, const rs_queue_result *r, double p,
+                               double t);
 
 #endif

@@ -28,24 +28,34 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 rs_fast_wait
 rs_fast_wait_sum(const double *g, const double *w, double mid, double half, double sigma,
                  double s50, double t, double inv_cm) {
-  double z[24], x[24], s[24], e[24], top[24];
-  for (int i = 0; i < 24; i++) {
-    z[i] = mid + half * g[i];
-    x[i] = sigma * z[i];
-    top[i] = x[i];
+  double x[24], s[24], y[12], ymax[12];
+  /* s50 e^(sigma z) for z = mid +- half g[i + 12]: one exponential a pair */
+  double xm = sigma * mid, xh = sigma * half, sm = s50 * rs_fast_exp(xm);
+  for (int i = 0; i < 12; i++)
+    y[i] = ymax[i] = rs_fast_exp(xh * g[i + 12]);
+  for (int i = 0; i < 12; i++) {
+    s[i] = sm / y[i];
+    s[i + 12] = sm * y[i];
   }
-  for (int i = 0; i < 24; i++)
-    s[i] = s50 * rs_fast_exp(x[i]);
   for (int i = 0; i < 24; i++) {
-    double d = t - s[i], zz = z[i] * z[i] / 2;
-    x[i] = -zz - d * inv_cm;
-    e[i] = 4 + s[i] * inv_cm + fabs(d) * inv_cm + zz;
-    top[i] = MAX_(x[i], top[i]);
+    double z = mid + half * g[i];
+    x[i] = -(z * z / 2) - (t - s[i]) * inv_cm;
   }
   for (int i = 0; i < 24; i++)
     x[i] = w[i] * rs_fast_exp(x[i]);
   FOLD24(x, ADD_);
-  FOLD24(e, MAX_);
-  FOLD24(top, MAX_);
-  return (rs_fast_wait){x[0], e[0], top[0]};
+  /* bounds over the nodes, not their maxima: s <= sm max(y, 1 / y) = smax
+   * (y >= 1 but for rounding, which the 1 + 1e-15 covers), |t - s| <=
+   * max(t, smax), z^2 / 2 <= (|mid| + half)^2 / 2, and an exponent
+   * -z^2 / 2 - (t - s) inv_cm <= (smax - t) inv_cm */
+  for (int i = 0; i < 6; i++)
+    ymax[i] = MAX_(ymax[i], ymax[i + 6]);
+  for (int i = 0; i < 3; i++)
+    ymax[i] = MAX_(ymax[i], ymax[i + 3]);
+  double smax = sm * MAX_(MAX_(ymax[0], MAX_(ymax[1], ymax[2])), 1.0) * (1 + 1e-15);
+  double k = 2 + 0.02 * (fabs(xm) + fabs(xh)), zb = fabs(mid) + fabs(half);
+  double worst = 4 + k * smax * inv_cm + MAX_(t, smax) * inv_cm + zb * zb / 2;
+  double top = MAX_((smax - t) * inv_cm, MAX_(-xm, xh));
+  /* a NaN anywhere: NaN sum (x) and NaN worst */
+  return (rs_fast_wait){x[0], worst + 0 * x[0], top};
 }

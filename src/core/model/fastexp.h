@@ -47,12 +47,16 @@ static inline double rs_fast_exp(double x) {
   return p * scale;
 }
 
-/* The quadrature sum of backtest.c's wait_side over its 24 nodes: with z = mid + half g[i] and
- * s = s50 rs_fast_exp(sigma z),
+/* The quadrature sum of backtest.c's wait_side over its 24 nodes, g
+ * symmetric (g[i] = -g[i + 12]): with z = mid + half g[i] and
+ * s = s50 rs_fast_exp(sigma mid) times or over rs_fast_exp(sigma half |g[i]|),
  *   sum   = sum of w[i] rs_fast_exp(-z^2/2 - (t - s) inv_cm), in any order,
- *   worst = the largest 4 + s inv_cm + |t - s| inv_cm + z^2/2 (the error
- *           multiple of a node's exponent; a NaN in it makes sum NaN),
- *   top   = the largest exponent passed to rs_fast_exp.
+ *   worst = a bound on every node's 4 + k s inv_cm + |t - s| inv_cm + z^2/2,
+ *           k = 2 + 0.02 (|sigma mid| + |sigma half|) (the error multiple
+ *           of a node's exponent), from the largest s and z^2, not node by
+ *           node; NaN where sum is,
+ *   top   = a bound on the exponents passed to rs_fast_exp, and on
+ *           -sigma mid (s's exponents stay clear of its clamps when top is).
  * The nodes go through vector registers where the compiler can
  * (fastexp.c). */
 typedef struct rs_fast_wait {
