@@ -261,12 +261,15 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
       w->max = v;
     return RS_OK;
   }
+  /* The next window starts at the open one's end, window_edge of the same
+   * argument (unknown, NAN, after a part's windows were joined) */
+  bool next = w->open && idx == w->idx + 1.0 && !isnan(w->hi);
   if (w->open && window_close(w) != RS_OK)
     return RS_NOMEM;
   w->open = true;
   w->idx = idx;
   w->max = v;
-  w->lo = window_edge(idx, width);
+  w->lo = next ? w->hi : window_edge(idx, width);
   w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
 }
