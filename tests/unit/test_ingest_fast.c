@@ -368,6 +368,52 @@ static void test_short_cells_at_buffer_end(void **state) {
     expect_stop(&nr, stops[i], &got);
 }
 
+/* Integer cells of 1 to 10 digits (leading zeros too; word_integer reads
+ * up to 7 in one word, the byte loop the rest) and such integers with a
+ * fraction, each line followed by another so a word is readable, or last
+ * in the buffer: the value strtod gives, bit for bit. */
+static void test_integer_cells_match_strtod(void **state) {
+  (void)state;
+  static rows got;
+  rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
+  const rs_native_col cols[2] = {{.kind = RS_COL_TIMESTAMP},
+                                 {.kind = RS_COL_METRIC,
+                                  .metric = RS_METRIC_NET_RX,
+                                  .bit = 1u << RS_METRIC_NET_RX,
+                                  .scale = 1.0,
+                                  .max = 1e15}};
+  rs_native_rows nr = native_rows(cols, 2, &s, &day, &got);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int n = 0; n < 200000; n++) {
+    char cell[32], line[64];
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned digits = 1 + (unsigned)(x % 10), frac = (x >> 8) % 4 == 0 ? (unsigned)((x >> 12) % 4) : 0;
+    uint64_t y = x >> 20;
+    size_t k = 0;
+    for (unsigned d = 0; d < digits; d++, y /= 10)
+      cell[k++] = (char)('0' + ((x >> 16) % 3 == 0 && d < 2 ? 0 : y % 10));
+    if (frac > 0) {
+      cell[k++] = '.';
+      for (unsigned d = 0; d < frac; d++, y /= 7)
+        cell[k++] = (char)('0' + y % 10);
+    }
+    cell[k] = '\0';
+    int last = (x >> 24) % 4 == 0;
+    size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cell,
+                                  last ? "\n" : "\n11,1\n");
+    size_t lines;
+    rs_status st;
+    got.n = 0;
+    assert_int_equal(lines_exact(&nr, line, len, &lines, &st), len);
+    assert_int_equal(st, RS_OK);
+    assert_int_equal(got.n, last ? 1 : 2);
+    double want = strtod(cell, NULL);
+    if (memcmp(&got.s[0].v[RS_METRIC_NET_RX], &want, sizeof(want)) != 0)
+      fail_msg("'%s' read as %.17g, strtod gives %.17g", cell, got.s[0].v[RS_METRIC_NET_RX], want);
+  }
+}
+
 /* nvidia-smi rows (through the reader and do_row, whose cells with units
  * have a fast path too): every row as rs_ingest_set_cell reads its cells
  * under the columns the header names. */
@@ -476,6 +522,7 @@ int main(void) {
       cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
       cmocka_unit_test(test_short_cells_at_buffer_end),
+      cmocka_unit_test(test_integer_cells_match_strtod),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,6 +153,37 @@ static inline bool eight_digits(const char *q, uint64_t *out) {
 #endif
 }
 
+/* An integer of 1 to 7 digits at q (8 bytes readable) ended by a byte that
+ * is neither a digit nor '.', in one word: its value as fast_decimal's byte
+ * loop reads it (the digits, exact) and the byte after it, or NULL for any
+ * other text. Below the first byte that is not a digit no byte borrows or
+ * carries, so that byte is the lowest one flagged, and the digits, moved to
+ * the word's top with zeros before them, are eight_digits' number. */
+static inline const char *word_integer(const char *q, double *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+  uint64_t x;
+  memcpy(&x, q, sizeof(x));
+  uint64_t flag = ((x & hi) ^ zeros) | (((x + 0x0606060606060606ull) & hi) ^ zeros);
+  if (flag == 0)
+    return NULL; /* eight digits or more */
+  unsigned n = (unsigned)__builtin_ctzll(flag) / 8; /* digits */
+  if (n == 0 || q[n] == '.')
+    return NULL;
+  x = (x - zeros) << (8 * (8 - n));
+  x = x * 10 + (x >> 8);
+  x = ((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+       ((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+      32;
+  *out = (double)x;
+  return q + n;
+#else
+  (void)q;
+  (void)out;
+  return NULL;
+#endif
+}
+
 /* A short plain decimal at q, read up to the first byte that is neither a
  * digit nor the first '.': exactly what rs_num_parse_fast accepts (at most
  * 15 digits, 16 bytes), with the same value. Returns the byte after it, or
@@ -165,8 +196,9 @@ static inline const char *fast_decimal(const char *q, const char *end, bool long
   unsigned d;
   /* A metric's usual shapes ("0.0", "25.6", "12.68", "3005.0"): the same
    * double with fewer steps. */
-  if (!long_int && (e = rs_num_parse_short(q, out)) != NULL)
-    return e;
+  if (!long_int && ((e = rs_num_parse_short(q, out)) != NULL ||
+                    (end - q >= 8 && (e = word_integer(q, out)) != NULL)))
+    return e; /* and a longer integer ("1392829", bytes a second) in one word */
   if (long_int && end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
     q += 8;
   while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
