@@ -388,7 +388,8 @@ static void test_integer_cells_match_strtod(void **state) {
   for (int n = 0; n < 200000; n++) {
     char cell[32], line[64];
     x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    unsigned digits = 1 + (unsigned)(x % 10), frac = (x >> 8) % 4 == 0 ? (unsigned)((x >> 12) % 4) : 0;
+    unsigned digits = 1 + (unsigned)(x % 10),
+             frac = (x >> 8) % 4 == 0 ? (unsigned)((x >> 12) % 4) : 0;
     uint64_t y = x >> 20;
     size_t k = 0;
     for (unsigned d = 0; d < digits; d++, y /= 10)
@@ -400,8 +401,7 @@ static void test_integer_cells_match_strtod(void **state) {
     }
     cell[k] = '\0';
     int last = (x >> 24) % 4 == 0;
-    size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cell,
-                                  last ? "\n" : "\n11,1\n");
+    size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cell, last ? "\n" : "\n11,1\n");
     size_t lines;
     rs_status st;
     got.n = 0;
