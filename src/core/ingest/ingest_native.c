@@ -130,6 +130,8 @@ rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
 
 /* ---- rows: the fast path ---- */
 
+static inline bool is_digit(char c) { return (unsigned)(unsigned char)c - '0' <= 9; }
+
 /* Eight ASCII digits at q as their value (Lemire's SWAR parse, little-endian
  * hosts), or false when one of them is not a digit. */
 static inline bool eight_digits(const char *q, uint64_t *out) {
@@ -269,7 +271,13 @@ static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_nativ
     return metric_cell(s, pres, c, q, end);
   case RS_COL_TIMESTAMP:
     s->t_col = (size_t)(q - line_start) + 1;
-    if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
+    /* four digits and a date's '-' or '/': the date, where fast_decimal
+     * would stop at the same byte and hand it over */
+    if (end - q > 4 && (q[4] == '-' || q[4] == '/') && is_digit(q[0]) && is_digit(q[1]) &&
+        is_digit(q[2]) && is_digit(q[3])) {
+      if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL)
+        return NULL;
+    } else if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
       if (!(v >= RS_TIME_MIN && v < RS_TIME_END)) /* rs_time_in_range */
         return NULL;
     } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
