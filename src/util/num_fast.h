@@ -16,38 +16,49 @@
 
 #define RS_NUM_FAST_DIGITS 15
 
-/* A metric's usual shape at q, 1 to 4 digits, '.', 1 or 2 digits ("0.0",
- * "25.6", "12.68", "3005.0"): returns the byte that ends it (the first byte
- * that is neither a digit nor the first '.') and sets *out to the same
- * double as rs_num_parse_fast (the digits over 10 or 100, one correctly
- * rounded division), or NULL for any other shape. Reads byte by byte and
- * stops at the first byte that does not fit, so it reads no byte past the
- * one that ends the number: bounds-safe in any buffer whose numbers are
- * followed by a byte that is neither a digit nor '.' (the native row loop's
- * lines end in '\n'). */
+/* A metric's usual shape at q: 1 to 4 digits, then nothing more or '.'
+ * and 1 to 3 digits ("0.0", "25.6", "12.68", "3005.0", "9791", "36.062"):
+ * returns the byte that ends it (the first byte that is neither a digit
+ * nor the first '.') and sets *out to the same double as rs_num_parse_fast
+ * (the digits as an integer, over 10, 100 or 1000: one correctly rounded
+ * division), or NULL for any other shape. Reads byte by byte and stops at
+ * the first byte that does not fit, so it reads no byte past the one that
+ * ends the number: bounds-safe in any buffer whose numbers are followed by
+ * a byte that is neither a digit nor '.' (the native row loop's lines end
+ * in '\n'). */
 static inline const char *rs_num_parse_short(const char *q, double *out) {
-  unsigned m = (unsigned)(unsigned char)q[0] - '0', d, i = 1;
+  unsigned m = (unsigned)(unsigned char)q[0] - '0', d;
+  const char *r = q + 1; /* to the byte after the integer digits */
   if (m > 9)
     return NULL;
-  if ((d = (unsigned)(unsigned char)q[1] - '0') <= 9) {
-    m = m * 10 + d, i = 2;
-    if ((d = (unsigned)(unsigned char)q[2] - '0') <= 9) {
-      m = m * 10 + d, i = 3;
-      if ((d = (unsigned)(unsigned char)q[3] - '0') <= 9)
-        m = m * 10 + d, i = 4;
+  if ((d = (unsigned)(unsigned char)*r - '0') <= 9) {
+    m = m * 10 + d, r++;
+    if ((d = (unsigned)(unsigned char)*r - '0') <= 9) {
+      m = m * 10 + d, r++;
+      if ((d = (unsigned)(unsigned char)*r - '0') <= 9)
+        m = m * 10 + d, r++;
     }
   }
-  if (q[i] != '.' || (d = (unsigned)(unsigned char)q[i + 1] - '0') > 9)
-    return NULL;
-  m = m * 10 + d;
-  if ((d = (unsigned)(unsigned char)q[i + 2] - '0') > 9) {
-    *out = (double)m / 10.0;
-    return q + i + 2;
+  if (*r != '.' || (d = (unsigned)(unsigned char)r[1] - '0') > 9) {
+    if (*r == '.' || (unsigned)(unsigned char)*r - '0' <= 9)
+      return NULL; /* no digit after the '.', or a fifth digit */
+    *out = (double)m;
+    return r;
   }
-  if ((unsigned)(unsigned char)q[i + 3] - '0' <= 9)
+  m = m * 10 + d;
+  if ((d = (unsigned)(unsigned char)r[2] - '0') > 9) {
+    *out = (double)m / 10.0;
+    return r + 2;
+  }
+  unsigned d3 = (unsigned)(unsigned char)r[3] - '0';
+  if (d3 > 9) {
+    *out = (double)(m * 10 + d) / 100.0;
+    return r + 3;
+  }
+  if ((unsigned)(unsigned char)r[4] - '0' <= 9)
     return NULL;
-  *out = (double)(m * 10 + d) / 100.0;
-  return q + i + 3;
+  *out = (double)((m * 10 + d) * 10 + d3) / 1000.0;
+  return r + 4;
 }
 
 static inline bool rs_num_parse_fast(const char *s, size_t n, double *out) {

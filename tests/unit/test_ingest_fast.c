@@ -330,6 +330,23 @@ static void test_lines_stop_and_sink_error(void **state) {
   assert_int_equal(nr.rows, 1);
 }
 
+/* A timestamp and one metric column (in its canonical unit) into cols. */
+static void time_and_metric(rs_native_col cols[2], rs_metric m, double max) {
+  cols[0] = (rs_native_col){.kind = RS_COL_TIMESTAMP};
+  cols[1] =
+      (rs_native_col){.kind = RS_COL_METRIC, .metric = m, .bit = 1u << m, .scale = 1.0, .max = max};
+}
+
+/* The row loop over text (len bytes), which must take all of it, as n rows. */
+static void expect_rows(rs_native_rows *nr, const char *text, size_t len, rows *got, size_t n) {
+  size_t lines;
+  rs_status st;
+  got->n = 0;
+  assert_int_equal(lines_exact(nr, text, len, &lines, &st), len);
+  assert_int_equal(st, RS_OK);
+  assert_int_equal(got->n, n);
+}
+
 /* A short metric cell (rs_num_parse_short's shapes and the byte loop's)
  * as the last cell of a buffer that ends with its line, in a heap block of
  * exactly the text's size: the value strtod gives, and no read past the
@@ -340,12 +357,8 @@ static void test_short_cells_at_buffer_end(void **state) {
   static rows got;
   rs_sample s = {.gpu = -1};
   rs_time_day day = {.valid = false};
-  const rs_native_col cols[2] = {{.kind = RS_COL_TIMESTAMP},
-                                 {.kind = RS_COL_METRIC,
-                                  .metric = RS_METRIC_GPU_UTIL,
-                                  .bit = 1u << RS_METRIC_GPU_UTIL,
-                                  .scale = 1.0,
-                                  .max = 100.0}};
+  rs_native_col cols[2];
+  time_and_metric(cols, RS_METRIC_GPU_UTIL, 100.0);
   rs_native_rows nr = native_rows(cols, 2, &s, &day, &got);
   static const char *const cells[] = {"0.0", "25.6", "12.68", "99.99", "1.5",    "7",
                                       "5.",  ".5",   "0.125", "100.0", "007.50", "3.14159"};
@@ -353,12 +366,7 @@ static void test_short_cells_at_buffer_end(void **state) {
     for (int crlf = 0; crlf < 2; crlf++) {
       char line[32];
       size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cells[i], crlf ? "\r\n" : "\n");
-      size_t lines;
-      rs_status st;
-      got.n = 0;
-      assert_int_equal(lines_exact(&nr, line, len, &lines, &st), len);
-      assert_int_equal(st, RS_OK);
-      assert_int_equal(got.n, 1);
+      expect_rows(&nr, line, len, &got, 1);
       assert_true(got.s[0].v[RS_METRIC_GPU_UTIL] == strtod(cells[i], NULL));
     }
   }
@@ -366,6 +374,43 @@ static void test_short_cells_at_buffer_end(void **state) {
                                       "10,100.01\n"};
   for (size_t i = 0; i < sizeof(stops) / sizeof(stops[0]); i++)
     expect_stop(&nr, stops[i], &got);
+}
+
+/* Integer cells of 1 to 10 digits (leading zeros too; word_integer reads
+ * up to 7 in one word, the byte loop the rest) and such integers with a
+ * fraction, each line followed by another so a word is readable, or last
+ * in the buffer: the value strtod gives, bit for bit. */
+static void test_integer_cells_match_strtod(void **state) {
+  (void)state;
+  static rows got;
+  rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
+  rs_native_col cols[2];
+  time_and_metric(cols, RS_METRIC_NET_RX, 1e15);
+  rs_native_rows nr = native_rows(cols, 2, &s, &day, &got);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (int n = 0; n < 200000; n++) {
+    char cell[32], line[64];
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    unsigned digits = 1 + (unsigned)(x % 10),
+             frac = (x >> 8) % 4 == 0 ? (unsigned)((x >> 12) % 4) : 0;
+    uint64_t y = x >> 20;
+    size_t k = 0;
+    for (unsigned d = 0; d < digits; d++, y /= 10)
+      cell[k++] = (char)('0' + ((x >> 16) % 3 == 0 && d < 2 ? 0 : y % 10));
+    if (frac > 0) {
+      cell[k++] = '.';
+      for (unsigned d = 0; d < frac; d++, y /= 7)
+        cell[k++] = (char)('0' + y % 10);
+    }
+    cell[k] = '\0';
+    int last = (x >> 24) % 4 == 0;
+    size_t len = (size_t)snprintf(line, sizeof(line), "10,%s%s", cell, last ? "\n" : "\n11,1\n");
+    expect_rows(&nr, line, len, &got, last ? 1 : 2);
+    double want = strtod(cell, NULL);
+    if (memcmp(&got.s[0].v[RS_METRIC_NET_RX], &want, sizeof(want)) != 0)
+      fail_msg("'%s' read as %.17g, strtod gives %.17g", cell, got.s[0].v[RS_METRIC_NET_RX], want);
+  }
 }
 
 /* nvidia-smi rows (through the reader and do_row, whose cells with units
@@ -476,6 +521,7 @@ int main(void) {
       cmocka_unit_test(test_nvsmi_rows_match_cell_parser),
       cmocka_unit_test(test_lines_stop_and_sink_error),
       cmocka_unit_test(test_short_cells_at_buffer_end),
+      cmocka_unit_test(test_integer_cells_match_strtod),
       cmocka_unit_test(test_errors_after_fast_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -130,6 +130,8 @@ rs_status rs_ingest_native_header(rs_ingest_layout *out, rs_arena *arena,
 
 /* ---- rows: the fast path ---- */
 
+static inline bool is_digit(char c) { return (unsigned)(unsigned char)c - '0' <= 9; }
+
 /* Eight ASCII digits at q as their value (Lemire's SWAR parse, little-endian
  * hosts), or false when one of them is not a digit. */
 static inline bool eight_digits(const char *q, uint64_t *out) {
@@ -153,6 +155,37 @@ static inline bool eight_digits(const char *q, uint64_t *out) {
 #endif
 }
 
+/* An integer of 1 to 7 digits at q (8 bytes readable) ended by a byte that
+ * is neither a digit nor '.', in one word: its value as fast_decimal's byte
+ * loop reads it (the digits, exact) and the byte after it, or NULL for any
+ * other text. Below the first byte that is not a digit no byte borrows or
+ * carries, so that byte is the lowest one flagged, and the digits, moved to
+ * the word's top with zeros before them, are eight_digits' number. */
+static inline const char *word_integer(const char *q, double *out) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, zeros = 0x3030303030303030ull;
+  uint64_t x;
+  memcpy(&x, q, sizeof(x));
+  uint64_t flag = ((x & hi) ^ zeros) | (((x + 0x0606060606060606ull) & hi) ^ zeros);
+  if (flag == 0)
+    return NULL;                                    /* eight digits or more */
+  unsigned n = (unsigned)__builtin_ctzll(flag) / 8; /* digits */
+  if (n == 0 || q[n] == '.')
+    return NULL;
+  x = (x - zeros) << (8 * (8 - n));
+  x = x * 10 + (x >> 8);
+  x = ((x & 0x000000FF000000FFull) * (100 + (1000000ull << 32)) +
+       ((x >> 16) & 0x000000FF000000FFull) * (1 + (10000ull << 32))) >>
+      32;
+  *out = (double)x;
+  return q + n;
+#else
+  (void)q;
+  (void)out;
+  return NULL;
+#endif
+}
+
 /* A short plain decimal at q, read up to the first byte that is neither a
  * digit nor the first '.': exactly what rs_num_parse_fast accepts (at most
  * 15 digits, 16 bytes), with the same value. Returns the byte after it, or
@@ -165,8 +198,9 @@ static inline const char *fast_decimal(const char *q, const char *end, bool long
   unsigned d;
   /* A metric's usual shapes ("0.0", "25.6", "12.68", "3005.0"): the same
    * double with fewer steps. */
-  if (!long_int && (e = rs_num_parse_short(q, out)) != NULL)
-    return e;
+  if (!long_int && ((e = rs_num_parse_short(q, out)) != NULL ||
+                    (end - q >= 8 && (e = word_integer(q, out)) != NULL)))
+    return e; /* and a longer integer ("1392829", bytes a second) in one word */
   if (long_int && end - q >= 8 && eight_digits(q, &mant)) /* a timestamp's first eight */
     q += 8;
   while ((d = (unsigned)(unsigned char)*q - '0') <= 9) {
@@ -237,7 +271,13 @@ static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_nativ
     return metric_cell(s, pres, c, q, end);
   case RS_COL_TIMESTAMP:
     s->t_col = (size_t)(q - line_start) + 1;
-    if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
+    /* four digits and a date's '-' or '/': the date, where fast_decimal
+     * would stop at the same byte and hand it over */
+    if (end - q > 4 && (q[4] == '-' || q[4] == '/') && is_digit(q[0]) && is_digit(q[1]) &&
+        is_digit(q[2]) && is_digit(q[3])) {
+      if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL)
+        return NULL;
+    } else if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
       if (!(v >= RS_TIME_MIN && v < RS_TIME_END)) /* rs_time_in_range */
         return NULL;
     } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
@@ -265,45 +305,47 @@ static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_nativ
   return NULL;
 }
 
-/* Whether a[0..n] and b[0..n] (n < 16; 16 bytes readable at each) are the
- * same bytes. */
-static inline bool same_16(const char *a, const char *b, size_t n) {
-  uint64_t a0, a1, b0, b1;
-  memcpy(&a0, a, 8);
-  memcpy(&a1, a + 8, 8);
-  memcpy(&b0, b, 8);
-  memcpy(&b1, b + 8, 8);
-  uint64_t d0 = a0 ^ b0, d1 = a1 ^ b1;
-  n++; /* bytes compared, 1..16 */
-  if (n < 8)
-    d0 &= (UINT64_C(1) << (8 * n)) - 1, d1 = 0;
-  else if (n < 16)
-    d1 &= (UINT64_C(1) << (8 * (n - 8))) - 1;
-  return (d0 | d1) == 0;
-}
-
-/* The same for n < TIME_MEMO_MAX, with that many bytes readable at each:
- * an epoch stamp and its delimiter in one half, RFC 3339's in two. */
-#define TIME_MEMO_MAX 32
-static inline bool same_text(const char *a, const char *b, size_t n) {
-  if (n < 16)
-    return same_16(a, b, n);
-  return same_16(a, b, 15) && same_16(a + 16, b + 16, n - 16);
-}
-
 /* The timestamp cell at q into s, its text and value kept in *memo: the
  * rows of one time (one per GPU) repeat it, and a cell of the same bytes
- * reads the same. The byte after the cell, or NULL. */
+ * reads the same. The memo compares the cell's bytes with the one that
+ * ended it (an epoch stamp's in two words, RFC 3339's in four), masked by
+ * words of a run of ones then zeros, found once when the memo is kept. */
+#define TIME_MEMO_MAX 32
 typedef struct time_memo {
   const char *text; /* up to and with the byte that ended it; NULL: none */
+  const char *mask; /* TIME_MEMO_MAX bytes: len + 1 of 0xFF, then zeros */
   size_t len;
   double v;
 } time_memo;
 
+/* 0xFF bytes, then as many zeros: a memo's mask starts in the first half. */
+static const unsigned char memo_masks[2 * TIME_MEMO_MAX] = {
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF};
+
+static inline uint64_t load_word(const void *q) {
+  uint64_t x;
+  memcpy(&x, q, sizeof(x));
+  return x;
+}
+
+/* Whether the len + 1 bytes at q (TIME_MEMO_MAX readable) are the memo's. */
+static inline bool memo_same(const time_memo *memo, const char *q) {
+  const char *t = memo->text, *m = memo->mask;
+  uint64_t d = ((load_word(q) ^ load_word(t)) & load_word(m)) |
+               ((load_word(q + 8) ^ load_word(t + 8)) & load_word(m + 8));
+  if (d != 0)
+    return false;
+  if (memo->len < 16)
+    return true;
+  return (((load_word(q + 16) ^ load_word(t + 16)) & load_word(m + 16)) |
+          ((load_word(q + 24) ^ load_word(t + 24)) & load_word(m + 24))) == 0;
+}
+
 static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_native_col *c,
                                     const char *q, const char *line_start, const char *end,
                                     rs_time_day *day) {
-  if (memo->text != NULL && end - q >= TIME_MEMO_MAX && same_text(q, memo->text, memo->len)) {
+  if (memo->text != NULL && end - q >= TIME_MEMO_MAX && memo_same(memo, q)) {
     s->t_col = (size_t)(q - line_start) + 1;
     s->t = memo->v;
     return q + memo->len;
@@ -312,6 +354,7 @@ static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_nati
   if (e != NULL && e - q < TIME_MEMO_MAX) {
     memo->text = q;
     memo->len = (size_t)(e - q);
+    memo->mask = (const char *)memo_masks + TIME_MEMO_MAX - 1 - memo->len;
     memo->v = s->t;
   }
   return e;
@@ -324,7 +367,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   const size_t ncols = nr->ncols;
   rs_sample *s = nr->s;
   size_t done = 0, tail = ncols;
-  time_memo memo = {NULL, 0, 0.0};
+  time_memo memo = {NULL, NULL, 0, 0.0};
   uint32_t pres = 0; /* the bits of the row being read; s->present is the last row's */
   /* The columns from tail on are metrics or ignored, whose empty cells set
    * nothing: a run of empty cells among them is skipped as one run of

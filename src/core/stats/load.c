@@ -109,8 +109,9 @@ rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_L
     any = any || !isnan(lat_ms[q]);
   if (!any)
     return RS_OK;
-  for (int q = 0; q < RS_LOAD_LATENCIES; q++)
-    if (!isnan(lat_ms[q]) && rs_sketch_add(&s->lat[q], lat_ms[q]) != RS_OK)
+  int32_t idx;
+  for (int q = 0; q < RS_LOAD_LATENCIES; q++) /* the sketches' sums are not read */
+    if (!isnan(lat_ms[q]) && rs_sketch_add_index(&s->lat[q], lat_ms[q], &idx) != RS_OK)
       return RS_NOMEM;
   s->n++;
   rs_xsum_add(&s->rate_sum, rate);

@@ -256,7 +256,7 @@ rs_status rs_sketch_add_slow(rs_sketch *s, double v) {
   if ((s->nbins == 0 || i < s->offset || (uint32_t)((int64_t)i - s->offset) >= s->nbins) &&
       sketch_cover(s, i, i) != RS_OK)
     return RS_NOMEM;
-  return rs_sketch_add(s, v); /* the inline path, which now finds both */
+  return rs_sketch_add_index(s, v, &i); /* the inline path, which now finds both */
 }
 
 rs_status rs_sketch_merge(rs_sketch *dst, const rs_sketch *src) {

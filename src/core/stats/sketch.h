@@ -25,7 +25,8 @@ typedef struct rs_sketch {
   uint32_t nbins;
   uint64_t zero_count;
   uint64_t count;
-  double min, max, sum;
+  double min, max;
+  double sum; /* of the values rs_sketch_add took (see rs_sketch_add_index) */
 } rs_sketch;
 
 void rs_sketch_init(rs_sketch *s);
@@ -70,7 +71,9 @@ rs_status rs_sketch_add_slow(rs_sketch *s, double v);
 
 /* Adds v (finite, >= 0) and sets *idx to its bin's index (rs_sketch_index),
  * or to INT32_MIN when v counts as zero or took the slow path. RS_NOMEM if
- * the bin array cannot grow. Inline: the row loop calls it for every value. */
+ * the bin array cannot grow. Inline: the row loop calls it for every value.
+ * It leaves sum, which only rs_sketch_sum_above reads (the statistics'
+ * intervals): a caller that reads it adds v itself, as rs_sketch_add does. */
 static inline rs_status rs_sketch_add_index(rs_sketch *s, double v, int32_t *idx) {
   *idx = INT32_MIN;
   if (v >= RS_SKETCH_MIN_VALUE) {
@@ -94,7 +97,6 @@ static inline rs_status rs_sketch_add_index(rs_sketch *s, double v, int32_t *idx
     s->zero_count++;
   }
   s->count++;
-  s->sum += v;
   if (v < s->min)
     s->min = v;
   if (v > s->max)
@@ -102,23 +104,26 @@ static inline rs_status rs_sketch_add_index(rs_sketch *s, double v, int32_t *idx
   return RS_OK;
 }
 
-/* Adds v (finite, >= 0). RS_NOMEM if the bin array cannot grow. */
+/* Adds v (finite, >= 0), to sum too. RS_NOMEM if the bin array cannot grow. */
 static inline rs_status rs_sketch_add(rs_sketch *s, double v) {
   int32_t idx;
-  return rs_sketch_add_index(s, v, &idx);
+  rs_status st = rs_sketch_add_index(s, v, &idx);
+  if (st == RS_OK)
+    s->sum += v;
+  return st;
 }
 
 /* Adds v once more, where v (>= RS_SKETCH_MIN_VALUE) is a value s already
  * holds (so its min and max stay) and idx is its bin's index
- * (rs_sketch_index): the same as rs_sketch_add(s, v), without finding the
- * bin. For a value that repeats, as a regular grid's interval does. */
+ * (rs_sketch_index): the same as rs_sketch_add_index(s, v, &idx), without
+ * finding the bin (sum left as that leaves it). For a value that repeats,
+ * as a regular grid's interval does. */
 static inline rs_status rs_sketch_add_again(rs_sketch *s, double v, int32_t idx) {
   uint32_t rel = (uint32_t)((int64_t)idx - s->offset);
   if (__builtin_expect(rel >= s->nbins, 0))
-    return rs_sketch_add(s, v);
+    return rs_sketch_add_index(s, v, &idx);
   s->bins[rel]++;
   s->count++;
-  s->sum += v;
   return RS_OK;
 }
 

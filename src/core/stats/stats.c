@@ -180,10 +180,12 @@ static acc *dev_block(rs_stats *st, int d) {
   return st->dev[d];
 }
 
-/* A value into the sketch (its count, min and max too) and the moments
- * (all acc_add does without --exact), inline for the row loop. */
+/* A value into the sketch (its count, min and max too, not its sum: no
+ * one reads it) and the moments (all acc_add does without --exact),
+ * inline for the row loop. */
 static inline rs_status acc_add_sketch(acc *a, double v) {
-  if (rs_sketch_add(&a->sk, v) != RS_OK)
+  int32_t idx;
+  if (rs_sketch_add_index(&a->sk, v, &idx) != RS_OK)
     return RS_NOMEM;
   rs_xsum_add(&a->s1, v);
   rs_xsum2_add(&a->s2, v, v);
@@ -259,12 +261,15 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
       w->max = v;
     return RS_OK;
   }
+  /* The next window starts at the open one's end, window_edge of the same
+   * argument (unknown, NAN, after a part's windows were joined) */
+  bool next = w->open && idx == w->idx + 1.0 && !isnan(w->hi);
   if (w->open && window_close(w) != RS_OK)
     return RS_NOMEM;
   w->open = true;
   w->idx = idx;
   w->max = v;
-  w->lo = window_edge(idx, width);
+  w->lo = next ? w->hi : window_edge(idx, width);
   w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
 }
@@ -304,6 +309,7 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
                                     : rs_sketch_add_index(&st->intervals, dt, &st->dt_again_idx);
   if (rc != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  st->intervals.sum += dt; /* the gaps' time reads it (rs_sketch_sum_above) */
   if (st->dt_again_idx == INT32_MIN)
     st->dt_again = 0.0; /* below the sketch's least value, or the slow path's */
   else
