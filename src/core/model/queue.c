@@ -230,34 +230,46 @@ __attribute__((target("avx2"))) static void series4(double a, const double *x, d
   _mm256_storeu_pd(out, sum);
 }
 
-/* gamma_fraction of x[0..4) into out[0..4); an = -n (n - a) as there. */
-__attribute__((target("avx2"))) static void fraction4(double a, const double *x, double *out) {
-  const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0), zero = _mm256_setzero_pd();
-  const __m256d eps = _mm256_set1_pd(1e-15), big = _mm256_set1_pd(0x1p500);
+/* One step of gamma_fraction's recurrence in four lanes, term an: the
+ * older convergent's numerator and denominator (*p0, *q0) become the new
+ * ones, *p1 and *q1 the older; false once no lane is live. */
+__attribute__((target("avx2"), always_inline)) static inline bool
+fraction_step(double an_, __m256d b, __m256d *p0, __m256d *p1, __m256d *q0, __m256d *q1,
+              __m256d *f, __m256d *live) {
+  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
   const __m256d mag = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  __m256d an = _mm256_set1_pd(an_);
+  *p0 = _mm256_add_pd(_mm256_mul_pd(b, *p1), _mm256_mul_pd(an, *p0));
+  *q0 = _mm256_add_pd(_mm256_mul_pd(b, *q1), _mm256_mul_pd(an, *q0));
+  __m256d over = _mm256_cmp_pd(_mm256_and_pd(*q0, mag), _mm256_set1_pd(0x1p500), _CMP_GT_OQ);
+  if (_mm256_movemask_pd(over)) {
+    __m256d scale = _mm256_blendv_pd(one, _mm256_set1_pd(0x1p-500), over);
+    *p0 = _mm256_mul_pd(*p0, scale), *p1 = _mm256_mul_pd(*p1, scale);
+    *q0 = _mm256_mul_pd(*q0, scale), *q1 = _mm256_mul_pd(*q1, scale);
+  }
+  __m256d nz = _mm256_cmp_pd(*q0, zero, _CMP_NEQ_UQ), g = _mm256_div_pd(*p0, *q0);
+  __m256d close = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(g, *f), mag),
+                                _mm256_mul_pd(_mm256_set1_pd(1e-15), _mm256_and_pd(*f, mag)),
+                                _CMP_LT_OQ);
+  *f = _mm256_blendv_pd(*f, g, _mm256_and_pd(*live, nz));
+  *live = _mm256_andnot_pd(_mm256_and_pd(nz, close), *live);
+  return _mm256_movemask_pd(*live) != 0;
+}
+
+/* gamma_fraction of x[0..4) into out[0..4), two steps a turn (the roles of
+ * the convergents swap instead of their registers); an = -n (n - a) as
+ * there. */
+__attribute__((target("avx2"))) static void fraction4(double a, const double *x, double *out) {
+  const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
   __m256d b = _mm256_sub_pd(_mm256_add_pd(_mm256_loadu_pd(x), one), _mm256_set1_pd(a));
-  __m256d a0 = zero, a1 = one, b0 = one, b1 = b, f = _mm256_div_pd(one, b);
-  __m256d live = _mm256_cmp_pd(zero, zero, _CMP_EQ_OQ);
-  double n = 0, minus_n = 0;
-  for (int i = 1; i < 200; i++) {
-    n += 1, minus_n -= 1;
-    __m256d an = _mm256_set1_pd(minus_n * (n - a)), a2, b2;
+  __m256d a0 = _mm256_setzero_pd(), a1 = one, b0 = one, b1 = b, f = _mm256_div_pd(one, b);
+  __m256d live = _mm256_cmp_pd(a0, a0, _CMP_EQ_OQ);
+  for (double n = 1; n < 200; n += 2) {
     b = _mm256_add_pd(b, two);
-    a2 = _mm256_add_pd(_mm256_mul_pd(b, a1), _mm256_mul_pd(an, a0));
-    b2 = _mm256_add_pd(_mm256_mul_pd(b, b1), _mm256_mul_pd(an, b0));
-    a0 = a1, a1 = a2, b0 = b1, b1 = b2;
-    __m256d over = _mm256_cmp_pd(_mm256_and_pd(b1, mag), big, _CMP_GT_OQ);
-    if (_mm256_movemask_pd(over)) {
-      __m256d scale = _mm256_blendv_pd(one, _mm256_set1_pd(0x1p-500), over);
-      a0 = _mm256_mul_pd(a0, scale), a1 = _mm256_mul_pd(a1, scale);
-      b0 = _mm256_mul_pd(b0, scale), b1 = _mm256_mul_pd(b1, scale);
-    }
-    __m256d nz = _mm256_cmp_pd(b1, zero, _CMP_NEQ_UQ), g = _mm256_div_pd(a1, b1);
-    __m256d close = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(g, f), mag),
-                                  _mm256_mul_pd(eps, _mm256_and_pd(f, mag)), _CMP_LT_OQ);
-    f = _mm256_blendv_pd(f, g, _mm256_and_pd(live, nz));
-    live = _mm256_andnot_pd(_mm256_and_pd(nz, close), live);
-    if (!_mm256_movemask_pd(live))
+    if (!fraction_step(-n * (n - a), b, &a0, &a1, &b0, &b1, &f, &live) || n + 1 >= 200)
+      break;
+    b = _mm256_add_pd(b, two);
+    if (!fraction_step(-(n + 1) * (n + 1 - a), b, &a1, &a0, &b1, &b0, &f, &live))
       break;
   }
   _mm256_storeu_pd(out, f);
