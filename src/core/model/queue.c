@@ -206,7 +206,7 @@ static double gamma_q_scaled(double a, double lga, double x, double ln_k, double
 double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0, NULL); }
 
 /* gamma_series (fraction false) or gamma_fraction (true) of a at x[0..n)
- * into out[0..n). On x86-64 with AVX (GCC or Clang; chosen at run time)
+ * into out[0..n). On x86-64 with AVX2 (GCC or Clang; chosen at run time)
  * four arguments at a time, one in each lane of a vector, in step: each
  * lane does its own loop's operations in its order (no FMA; a lane whose
  * loop has stopped keeps its value while the others run on), so every
