@@ -8,9 +8,11 @@
 #include <cmocka.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "queue.h"
+#include "test_support.h"
 
 /* Q(a, x) as queue.c computed it before: the series of P below a + 1, the
  * continued fraction of Q by the modified Lentz method above. */
@@ -42,6 +44,50 @@ static double gamma_q_lentz(double a, double lga, double x) {
       break;
   }
   return front * f;
+}
+
+/* rs_gamma_q_scaled_n (the loops of several arguments side by side, in
+ * vector lanes where the processor has them) against rs_gamma_q_scaled one
+ * at a time, bit for bit, value and density: random shapes (integers
+ * among them, where a term of the fraction is 0), blocks of 1 to 40
+ * arguments laid out as a tail's nodes lie (neighbours, series and fraction
+ * both) or scattered (1e-6 to 800, 0, negative, at a + 1, past the
+ * front's underflow), weights from e^0 to e^-800. */
+static void test_gamma_q_lanes(void **state) {
+  (void)state;
+  rng r = {29};
+  long n = 0, kinds[3] = {0};
+  for (int block = 0; block < 100000; block++) {
+    double a = rng_next(&r) % 8 == 0 ? (double)(1 + rng_next(&r) % 20)
+                                     : 0.05 * exp(log(1000.0) * rng_uniform(&r));
+    double lga = lgamma(a), x[RS_GAMMA_BLOCK], ln_k[RS_GAMMA_BLOCK];
+    double q[RS_GAMMA_BLOCK], dens[RS_GAMMA_BLOCK];
+    int m = 1 + (int)(rng_next(&r) % RS_GAMMA_BLOCK);
+    bool nodes = rng_next(&r) % 2 == 0;
+    double top = (a + 1) * 8 * rng_uniform(&r);
+    for (int i = 0; i < m; i++) {
+      double z = 13 * rng_uniform(&r) - 6.5, v = (i + 1.0) / m;
+      uint64_t k = rng_next(&r) % 16;
+      x[i] = nodes   ? top * (1 - v * v * v)
+             : k == 0 ? 0.0
+             : k == 1 ? -1.0
+             : k == 2 ? a + 1
+             : k == 3 ? 700 + 300 * rng_uniform(&r)
+                      : 1e-6 * exp(log(8e8) * rng_uniform(&r));
+      ln_k[i] = k == 4 ? 0.0 : k == 5 ? -800.0 : -z * z / 2;
+    }
+    rs_gamma_q_scaled_n(a, lga, x, ln_k, q, dens, m);
+    for (int i = 0; i < m; i++, n++) {
+      double d, want = rs_gamma_q_scaled(a, lga, x[i], ln_k[i], &d);
+      if (memcmp(&want, &q[i], sizeof(want)) != 0 || memcmp(&d, &dens[i], sizeof(d)) != 0)
+        fail_msg("a %.17g x %.17g ln_k %.17g: %.17g (density %.17g), one at a time %.17g (%.17g)",
+                 a, x[i], ln_k[i], q[i], dens[i], want, d);
+      kinds[!(x[i] > 0) ? 0 : x[i] < a + 1 ? 1 : 2]++;
+    }
+  }
+  assert_true(kinds[0] > 10000 && kinds[1] > 100000 && kinds[2] > 100000);
+  print_message("gamma lanes: %ld arguments the same (%ld not positive, %ld series, %ld fraction)\n",
+                n, kinds[0], kinds[1], kinds[2]);
 }
 
 /* A dense grid of shapes (0.05 to 50: the wait's shape is 1 / cd2, between
@@ -350,7 +396,7 @@ int main(void) {
       cmocka_unit_test(test_gamma_q_vs_lentz),      cmocka_unit_test(test_gamma_q_closed_forms),
       cmocka_unit_test(test_quantile_vs_bisection), cmocka_unit_test(test_tail_floor),
       cmocka_unit_test(test_tail_vs_converged),     cmocka_unit_test(test_quantile_vs_ref),
-      cmocka_unit_test(test_quantile_from),
+      cmocka_unit_test(test_quantile_from),         cmocka_unit_test(test_gamma_q_lanes),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -112,31 +112,59 @@ double rs_lognormal_mean(double qp, double p, double cv2) {
  * front's exponent, one exp instead of two where the response tail weighs Q
  * by the normal density. With dens not NULL it also stores e^ln_k times
  * Q's density, -dQ/dx = x^(a-1) e^-x / Gamma(a) (0 where Q is 1 or its front
- * underflows): the front already computed, over x. */
-static double gamma_q_scaled(double a, double lga, double x, double ln_k, double *dens) {
-  if (dens != NULL)
-    *dens = 0.0;
-  if (!(x > 0))
-    return exp(ln_k);
+ * underflows): the front already computed, over x.
+ *
+ * It is taken in three parts, so that the response tail can run the loops
+ * of many arguments side by side (gamma_lanes): gamma_begin (the front and
+ * which loop, if any), the loop (gamma_series, the sum of P's series;
+ * gamma_fraction, the convergent) and gamma_end. */
+enum { GAMMA_DONE, GAMMA_SERIES, GAMMA_FRACTION };
+
+/* fmax as glibc's x86-64 one computes it (maxsd: x > y ? x : y, the other
+ * operand where one is NaN), inline: the tail takes two a node. */
+static inline double max2(double x, double y) { return isnan(y) || x > y ? x : y; }
+
+/* The front of e^ln_k Q(a, x): GAMMA_DONE with *q the value (no loop to
+ * run), else the loop to run, with *k and *front for gamma_end. *dens as
+ * gamma_q_scaled's. */
+static inline int gamma_begin(double a, double lga, double x, double ln_k, double *q, double *dens,
+                              double *k, double *front) {
+  *dens = 0.0;
+  if (!(x > 0)) {
+    *q = exp(ln_k);
+    return GAMMA_DONE;
+  }
   double ln_front = a * log(x) - x - lga;
   if (x < a + 1) {
-    double k = exp(ln_k), front = exp(ln_front);
-    if (front == 0)
-      return k;
-    if (dens != NULL)
-      *dens = k * front / x;
-    double term = 1.0 / a, sum = term;
-    for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
-      term *= x / (a + n);
-      sum += term;
+    *k = exp(ln_k), *front = exp(ln_front);
+    if (*front == 0) {
+      *q = *k;
+      return GAMMA_DONE;
     }
-    return k * fmax(0.0, 1.0 - front * sum);
+    *dens = *k * *front / x;
+    return GAMMA_SERIES;
   }
-  double front = exp(ln_k + ln_front);
-  if (front == 0)
-    return 0.0;
-  if (dens != NULL)
-    *dens = front / x;
+  *front = exp(ln_k + ln_front);
+  if (*front == 0) {
+    *q = 0.0;
+    return GAMMA_DONE;
+  }
+  *dens = *front / x;
+  return GAMMA_FRACTION;
+}
+
+/* The sum of P's series, x / a^1 ... (x < a + 1). */
+static inline double gamma_series(double a, double x) {
+  double term = 1.0 / a, sum = term;
+  for (int n = 1; n < 200 && term > sum * 1e-15; n++) {
+    term *= x / (a + n);
+    sum += term;
+  }
+  return sum;
+}
+
+/* The continued fraction's convergent (x >= a + 1). */
+static inline double gamma_fraction(double a, double x) {
   /* A_-1 = 1, A_0 = 0, B_-1 = 0, B_0 = 1; the first step gives 1 / b0. */
   double b = x + 1 - a, a0 = 0, a1 = 1, b0 = 1, b1 = b, f = 1 / b;
   for (int n = 1; n < 200; n++) {
@@ -156,10 +184,150 @@ static double gamma_q_scaled(double a, double lga, double x, double ln_k, double
     }
     f = g;
   }
-  return front * f;
+  return f;
+}
+
+/* e^ln_k Q(a, x) from gamma_begin's kind, k and front and the loop's value. */
+static inline double gamma_end(int kind, double k, double front, double loop) {
+  return kind == GAMMA_SERIES ? k * max2(0.0, 1.0 - front * loop) : front * loop;
+}
+
+static double gamma_q_scaled(double a, double lga, double x, double ln_k, double *dens) {
+  double q, k, front, dens_;
+  int kind = gamma_begin(a, lga, x, ln_k, &q, &dens_, &k, &front);
+  if (dens != NULL)
+    *dens = dens_;
+  if (kind == GAMMA_DONE)
+    return q;
+  return gamma_end(kind, k, front,
+                   kind == GAMMA_SERIES ? gamma_series(a, x) : gamma_fraction(a, x));
 }
 
 double rs_gamma_q(double a, double lga, double x) { return gamma_q_scaled(a, lga, x, 0.0, NULL); }
+
+/* gamma_series (fraction false) or gamma_fraction (true) of a at x[0..n)
+ * into out[0..n). On x86-64 with AVX2 (GCC or Clang; chosen at run time)
+ * four arguments at a time, one in each lane of a vector, in step: each
+ * lane does its own loop's operations in its order (no FMA; a lane whose
+ * loop has stopped keeps its value while the others run on), so every
+ * value is the loop's, bit for bit (test_queue_ref checks it). A tail's
+ * arguments are neighbours whose loops stop within a term or two of each
+ * other. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define GAMMA_LANES_AVX 1
+
+/* gamma_series of x[0..4) into out[0..4): a stopped lane adds zeros. */
+__attribute__((target("avx2"))) static void series4(double a, const double *x, double *out) {
+  const __m256d eps = _mm256_set1_pd(1e-15), xs = _mm256_loadu_pd(x);
+  __m256d term = _mm256_set1_pd(1.0 / a), sum = term;
+  __m256d live = _mm256_cmp_pd(term, _mm256_mul_pd(sum, eps), _CMP_GT_OQ);
+  for (double n = 1; n < 200 && _mm256_movemask_pd(live); n++) {
+    term = _mm256_mul_pd(term, _mm256_div_pd(xs, _mm256_set1_pd(a + n)));
+    sum = _mm256_add_pd(sum, term = _mm256_and_pd(term, live));
+    live = _mm256_cmp_pd(term, _mm256_mul_pd(sum, eps), _CMP_GT_OQ);
+  }
+  _mm256_storeu_pd(out, sum);
+}
+
+/* One step of gamma_fraction's recurrence in four lanes, term an: the
+ * older convergent's numerator and denominator (*p0, *q0) become the new
+ * ones, *p1 and *q1 the older; false once no lane is live. */
+__attribute__((target("avx2"), always_inline)) static inline bool
+fraction_step(double an_, __m256d b, __m256d *p0, __m256d *p1, __m256d *q0, __m256d *q1,
+              __m256d *f, __m256d *live) {
+  const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+  const __m256d mag = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
+  __m256d an = _mm256_set1_pd(an_);
+  *p0 = _mm256_add_pd(_mm256_mul_pd(b, *p1), _mm256_mul_pd(an, *p0));
+  *q0 = _mm256_add_pd(_mm256_mul_pd(b, *q1), _mm256_mul_pd(an, *q0));
+  __m256d over = _mm256_cmp_pd(_mm256_and_pd(*q0, mag), _mm256_set1_pd(0x1p500), _CMP_GT_OQ);
+  if (_mm256_movemask_pd(over)) {
+    __m256d scale = _mm256_blendv_pd(one, _mm256_set1_pd(0x1p-500), over);
+    *p0 = _mm256_mul_pd(*p0, scale), *p1 = _mm256_mul_pd(*p1, scale);
+    *q0 = _mm256_mul_pd(*q0, scale), *q1 = _mm256_mul_pd(*q1, scale);
+  }
+  __m256d nz = _mm256_cmp_pd(*q0, zero, _CMP_NEQ_UQ), g = _mm256_div_pd(*p0, *q0);
+  __m256d close = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(g, *f), mag),
+                                _mm256_mul_pd(_mm256_set1_pd(1e-15), _mm256_and_pd(*f, mag)),
+                                _CMP_LT_OQ);
+  *f = _mm256_blendv_pd(*f, g, _mm256_and_pd(*live, nz));
+  *live = _mm256_andnot_pd(_mm256_and_pd(nz, close), *live);
+  return _mm256_movemask_pd(*live) != 0;
+}
+
+/* gamma_fraction of x[0..4) into out[0..4), two steps a turn (the roles of
+ * the convergents swap instead of their registers); an = -n (n - a) as
+ * there. */
+__attribute__((target("avx2"))) static void fraction4(double a, const double *x, double *out) {
+  const __m256d one = _mm256_set1_pd(1.0), two = _mm256_set1_pd(2.0);
+  __m256d b = _mm256_sub_pd(_mm256_add_pd(_mm256_loadu_pd(x), one), _mm256_set1_pd(a));
+  __m256d a0 = _mm256_setzero_pd(), a1 = one, b0 = one, b1 = b, f = _mm256_div_pd(one, b);
+  __m256d live = _mm256_cmp_pd(a0, a0, _CMP_EQ_OQ);
+  for (double n = 1; n < 200; n += 2) {
+    b = _mm256_add_pd(b, two);
+    if (!fraction_step(-n * (n - a), b, &a0, &a1, &b0, &b1, &f, &live) || n + 1 >= 200)
+      break;
+    b = _mm256_add_pd(b, two);
+    if (!fraction_step(-(n + 1) * (n + 1 - a), b, &a1, &a0, &b1, &b0, &f, &live))
+      break;
+  }
+  _mm256_storeu_pd(out, f);
+}
+
+__attribute__((target("avx2"))) static void gamma_lanes_avx(double a, bool fraction,
+                                                           const double *x, double *out, int n) {
+  for (int i = 0; i < n; i += 4) {
+    double v[4];
+    for (int j = 0; j < 4; j++)
+      v[j] = x[i + j < n ? i + j : n - 1];
+    if (fraction)
+      fraction4(a, v, v);
+    else
+      series4(a, v, v);
+    for (int j = 0; j < 4 && i + j < n; j++)
+      out[i + j] = v[j];
+  }
+}
+#endif
+
+static void gamma_lanes(double a, bool fraction, const double *x, double *out, int n) {
+#ifdef GAMMA_LANES_AVX
+  if (__builtin_cpu_supports("avx2")) {
+    gamma_lanes_avx(a, fraction, x, out, n);
+    return;
+  }
+#endif
+  for (int i = 0; i < n; i++)
+    out[i] = fraction ? gamma_fraction(a, x[i]) : gamma_series(a, x[i]);
+}
+
+/* e^ln_k[i] Q(a, x[i]) into q[i] and the density gamma_q_scaled stores
+ * into dens[i], for i < n <= RS_GAMMA_BLOCK: the fronts one at a time, the
+ * loops side by side (gamma_lanes), the same values as gamma_q_scaled. */
+void rs_gamma_q_scaled_n(double a, double lga, const double *x, const double *ln_k, double *q,
+                         double *dens, int n) {
+  double k[RS_GAMMA_BLOCK], front[RS_GAMMA_BLOCK], xl[2][RS_GAMMA_BLOCK], loop[2][RS_GAMMA_BLOCK];
+  int kind[RS_GAMMA_BLOCK], at[2][RS_GAMMA_BLOCK], nl[2] = {0, 0};
+  for (int i = 0; i < n; i++) {
+    kind[i] = gamma_begin(a, lga, x[i], ln_k[i], &q[i], &dens[i], &k[i], &front[i]);
+    if (kind[i] != GAMMA_DONE) {
+      int l = kind[i] == GAMMA_FRACTION;
+      at[l][nl[l]] = i, xl[l][nl[l]++] = x[i];
+    }
+  }
+  for (int l = 0; l < 2; l++) {
+    gamma_lanes(a, l == 1, xl[l], loop[l], nl[l]);
+    for (int j = 0; j < nl[l]; j++) {
+      int i = at[l][j];
+      q[i] = gamma_end(kind[i], k[i], front[i], loop[l][j]);
+    }
+  }
+}
+
+double rs_gamma_q_scaled(double a, double lga, double x, double ln_k, double *dens) {
+  return gamma_q_scaled(a, lga, x, ln_k, dens);
+}
 
 /* The wait W: 0 with probability 1 - p_wait, else gamma with this mean and
  * shape (1 / its squared coefficient of variation); lga = lgamma(shape). */
@@ -209,19 +377,26 @@ static double response_tail_n(double t, double s50, double sigma, const wait_dis
   double top = fmin(zt, zmax);
   double span = fmax(top + 6.5, 0.0), h = 1.0 / panels, sum = 0, dsum = 0;
   double dtop = zt < zmax ? dzt : 0, dspan = top + 6.5 > 0 ? dtop : 0;
-  for (int i = 1; i <= panels; i++) {
-    double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
-    double z = top - span * v * v * v, s = s50 * exp(sigma * z);
-    double x = fmax(t - s, 0.0) * w->shape / w->mean_s;
-    if (dtail == NULL) {
-      sum +=
-          wt * 3 * span * v * v * w->p_wait * gamma_q_scaled(w->shape, w->lga, x, -z * z / 2, NULL);
-      continue;
+  for (int i0 = 1; i0 <= panels; i0 += RS_GAMMA_BLOCK) {
+    int m = panels - i0 + 1 < RS_GAMMA_BLOCK ? panels - i0 + 1 : RS_GAMMA_BLOCK;
+    double z[RS_GAMMA_BLOCK], s[RS_GAMMA_BLOCK], x[RS_GAMMA_BLOCK], ln_k[RS_GAMMA_BLOCK];
+    double g[RS_GAMMA_BLOCK], dens[RS_GAMMA_BLOCK];
+    for (int j = 0; j < m; j++) {
+      double v = h * (i0 + j);
+      z[j] = top - span * v * v * v, s[j] = s50 * exp(sigma * z[j]);
+      x[j] = max2(t - s[j], 0.0) * w->shape / w->mean_s;
+      ln_k[j] = -z[j] * z[j] / 2;
     }
-    double dens, g = gamma_q_scaled(w->shape, w->lga, x, -z * z / 2, &dens);
-    double dz = (1 - v * v * v) * dtop, dx = x > 0 ? (1 - s * sigma * dz) * k : 0;
-    sum += wt * 3 * span * v * v * w->p_wait * g;
-    dsum += wt * 3 * v * v * w->p_wait * (dspan * g - span * (dens * dx + z * dz * g));
+    rs_gamma_q_scaled_n(w->shape, w->lga, x, ln_k, g, dens, m);
+    for (int j = 0; j < m; j++) {
+      int i = i0 + j;
+      double v = h * i, wt = i == panels ? 1 : (i % 2 ? 4 : 2);
+      sum += wt * 3 * span * v * v * w->p_wait * g[j];
+      if (dtail == NULL)
+        continue;
+      double dz = (1 - v * v * v) * dtop, dx = x[j] > 0 ? (1 - s[j] * sigma * dz) * k : 0;
+      dsum += wt * 3 * v * v * w->p_wait * (dspan * g[j] - span * (dens[j] * dx + z[j] * dz * g[j]));
+    }
   }
   if (dtail != NULL)
     *dtail += dsum * h / 3 / rt2pi;

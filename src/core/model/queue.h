@@ -106,6 +106,18 @@ double rs_lognormal_mean(double qp, double p, double cv2);
  * 1 for x <= 0. The wait's tail (queue.c). */
 double rs_gamma_q(double a, double lga, double x);
 
+/* e^ln_k Q(a, x), and e^ln_k times Q's density x^(a-1) e^-x / Gamma(a) into
+ * *dens (NULL: not wanted; 0 where Q is 1 or underflows): how the response
+ * tail weighs the wait's tail and its density by the normal density. */
+double rs_gamma_q_scaled(double a, double lga, double x, double ln_k, double *dens);
+
+/* rs_gamma_q_scaled of x[i] and ln_k[i] into q[i] and dens[i] for
+ * i < n <= RS_GAMMA_BLOCK, the same values bit for bit, several
+ * arguments' loops run side by side (the response tail's nodes). */
+#define RS_GAMMA_BLOCK 40
+void rs_gamma_q_scaled_n(double a, double lga, const double *x, const double *ln_k, double *q,
+                         double *dens, int n);
+
 /* The standard normal quantile z_p (Acklam's rational approximation refined
  * by one Halley step, accurate to about 1e-15 in double). */
 double rs_normal_quantile(double p);
