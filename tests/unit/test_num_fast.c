@@ -56,7 +56,7 @@ static int check(const char *s, size_t len) {
     if (e != NULL)
       fail_msg("'%.*s' taken (%.17g), expected to be left to the byte loop", (int)len, s, got);
   } else {
-    char text[8];
+    char text[16]; /* the longest shape, dddd.ddd, and its NUL fit */
     double want = -2.0, fast = -3.0;
     memcpy(text, block, end);
     text[end] = '\0';
