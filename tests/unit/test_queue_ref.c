@@ -68,7 +68,7 @@ static void test_gamma_q_lanes(void **state) {
     for (int i = 0; i < m; i++) {
       double z = 13 * rng_uniform(&r) - 6.5, v = (i + 1.0) / m;
       uint64_t k = rng_next(&r) % 16;
-      x[i] = nodes   ? top * (1 - v * v * v)
+      x[i] = nodes    ? top * (1 - v * v * v)
              : k == 0 ? 0.0
              : k == 1 ? -1.0
              : k == 2 ? a + 1
@@ -86,8 +86,9 @@ static void test_gamma_q_lanes(void **state) {
     }
   }
   assert_true(kinds[0] > 10000 && kinds[1] > 100000 && kinds[2] > 100000);
-  print_message("gamma lanes: %ld arguments the same (%ld not positive, %ld series, %ld fraction)\n",
-                n, kinds[0], kinds[1], kinds[2]);
+  print_message(
+      "gamma lanes: %ld arguments the same (%ld not positive, %ld series, %ld fraction)\n", n,
+      kinds[0], kinds[1], kinds[2]);
 }
 
 /* A dense grid of shapes (0.05 to 50: the wait's shape is 1 / cd2, between

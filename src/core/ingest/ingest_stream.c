@@ -33,7 +33,7 @@ struct rs_instream {
   unsigned char *raw; /* compressed input window */
   size_t rpos, rend;
   bool raw_eof;
-  size_t raw_read; /* compressed bytes taken from the source */
+  size_t raw_read;         /* compressed bytes taken from the source */
   unsigned long long size; /* a regular file's size when opened; 0: not known */
   z_stream z;
   bool z_live, z_ended; /* inflateInit2 done; the last gzip member ended */
@@ -77,7 +77,9 @@ static rs_status raw_fill_some(rs_instream *s, size_t want, rs_error *err) {
   return RS_OK;
 }
 
-static rs_status raw_fill(rs_instream *s, rs_error *err) { return raw_fill_some(s, RAW_CHUNK, err); }
+static rs_status raw_fill(rs_instream *s, rs_error *err) {
+  return raw_fill_some(s, RAW_CHUNK, err);
+}
 
 /* Plain bytes straight from the raw window. */
 static rs_status read_plain(rs_instream *s, char *buf, size_t cap, size_t *got, rs_error *err) {

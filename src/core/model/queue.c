@@ -234,8 +234,8 @@ __attribute__((target("avx2"))) static void series4(double a, const double *x, d
  * older convergent's numerator and denominator (*p0, *q0) become the new
  * ones, *p1 and *q1 the older; false once no lane is live. */
 __attribute__((target("avx2"), always_inline)) static inline bool
-fraction_step(double an_, __m256d b, __m256d *p0, __m256d *p1, __m256d *q0, __m256d *q1,
-              __m256d *f, __m256d *live) {
+fraction_step(double an_, __m256d b, __m256d *p0, __m256d *p1, __m256d *q0, __m256d *q1, __m256d *f,
+              __m256d *live) {
   const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
   const __m256d mag = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7fffffffffffffffLL));
   __m256d an = _mm256_set1_pd(an_);
@@ -248,9 +248,9 @@ fraction_step(double an_, __m256d b, __m256d *p0, __m256d *p1, __m256d *q0, __m2
     *q0 = _mm256_mul_pd(*q0, scale), *q1 = _mm256_mul_pd(*q1, scale);
   }
   __m256d nz = _mm256_cmp_pd(*q0, zero, _CMP_NEQ_UQ), g = _mm256_div_pd(*p0, *q0);
-  __m256d close = _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(g, *f), mag),
-                                _mm256_mul_pd(_mm256_set1_pd(1e-15), _mm256_and_pd(*f, mag)),
-                                _CMP_LT_OQ);
+  __m256d close =
+      _mm256_cmp_pd(_mm256_and_pd(_mm256_sub_pd(g, *f), mag),
+                    _mm256_mul_pd(_mm256_set1_pd(1e-15), _mm256_and_pd(*f, mag)), _CMP_LT_OQ);
   *f = _mm256_blendv_pd(*f, g, _mm256_and_pd(*live, nz));
   *live = _mm256_andnot_pd(_mm256_and_pd(nz, close), *live);
   return _mm256_movemask_pd(*live) != 0;
@@ -276,7 +276,7 @@ __attribute__((target("avx2"))) static void fraction4(double a, const double *x,
 }
 
 __attribute__((target("avx2"))) static void gamma_lanes_avx(double a, bool fraction,
-                                                           const double *x, double *out, int n) {
+                                                            const double *x, double *out, int n) {
   for (int i = 0; i < n; i += 4) {
     double v[4];
     for (int j = 0; j < 4; j++)
@@ -395,7 +395,8 @@ static double response_tail_n(double t, double s50, double sigma, const wait_dis
       if (dtail == NULL)
         continue;
       double dz = (1 - v * v * v) * dtop, dx = x[j] > 0 ? (1 - s[j] * sigma * dz) * k : 0;
-      dsum += wt * 3 * v * v * w->p_wait * (dspan * g[j] - span * (dens[j] * dx + z[j] * dz * g[j]));
+      dsum +=
+          wt * 3 * v * v * w->p_wait * (dspan * g[j] - span * (dens[j] * dx + z[j] * dz * g[j]));
     }
   }
   if (dtail != NULL)
