@@ -242,18 +242,8 @@ static double window_edge(double k, double width) {
 
 static rs_status window_close(window *w);
 
-static rs_status window_add_slow(window *w, double t, double v, double width);
-
-static inline rs_status window_add(window *w, double t, double v, double width) {
-  /* Rows of the open window skip the division: its edges are known. */
-  if (w->open && t >= w->lo && t < w->hi) {
-    if (v > w->max)
-      w->max = v;
-    return RS_OK;
-  }
-  return window_add_slow(w, t, v, width);
-}
-
+/* A window row the inline path below does not take: a division, and a
+ * window opened where the row's is not the open one. */
 static rs_status window_add_slow(window *w, double t, double v, double width) {
   double idx = floor(t / width);
   if (w->open && idx == w->idx) {
@@ -272,6 +262,16 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
   w->lo = next ? w->hi : window_edge(idx, width);
   w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
+}
+
+static inline rs_status window_add(window *w, double t, double v, double width) {
+  /* Rows of the open window skip the division: its edges are known. */
+  if (w->open && t >= w->lo && t < w->hi) {
+    if (v > w->max)
+      w->max = v;
+    return RS_OK;
+  }
+  return window_add_slow(w, t, v, width);
 }
 
 static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
