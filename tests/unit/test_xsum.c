@@ -265,12 +265,96 @@ static void test_blocks_cancel(void **state) {
   assert_true(vxy == -vxx);
 }
 
+/* rs_xsum_add_moments against its two adds, state for state (the words,
+ * the blocks and their windows), over runs that move the windows: from a
+ * fresh pair (windows at twice each other), after both moved to one value
+ * (delta 1), after they moved apart (values to one only), and at the
+ * clamped ends of the range. */
+static void assert_same_state(const rs_xsum *a, const rs_xsum2 *a2, const rs_xsum *b,
+                              const rs_xsum2 *b2) {
+  assert_memory_equal(a->w, b->w, sizeof(a->w));
+  assert_memory_equal(a->p, b->p, sizeof(a->p));
+  assert_int_equal(a->pb, b->pb);
+  assert_memory_equal(a2->w, b2->w, sizeof(a2->w));
+  assert_memory_equal(a2->p, b2->p, sizeof(a2->p));
+  assert_int_equal(a2->pb, b2->pb);
+}
+
+static void test_moments_match_two_adds(void **state) {
+  (void)state;
+  rng r = {43};
+  static const double firsts[] = {0.5, 3005.0, 16384.0, 1e-9, 0x1p49, 0x1.8p-44, 7.0};
+  for (int run = 0; run < 400; run++) {
+    rs_xsum s1, t1;
+    rs_xsum2 s2, t2;
+    memset(&s1, 0, sizeof(s1));
+    memset(&s2, 0, sizeof(s2));
+    memset(&t1, 0, sizeof(t1));
+    memset(&t2, 0, sizeof(t2));
+    if (run % 3 == 1) { /* both windows moved to one value: delta 1 */
+      double f = firsts[rng_next(&r) % (sizeof(firsts) / sizeof(firsts[0]))];
+      rs_xsum_add_moments(&s1, &s2, f);
+      rs_xsum_add(&t1, f);
+      rs_xsum2_add(&t2, f, f);
+    } else if (run % 3 == 2) { /* s2's window moved alone: the two adds */
+      double f = ldexp(1.0 + rng_uniform(&r), (int)(rng_next(&r) % 60) - 20);
+      rs_xsum2_add(&s2, f, f);
+      rs_xsum2_add(&t2, f, f);
+    }
+    int len = 1 + (int)(rng_next(&r) % 2000);
+    for (int i = 0; i < len; i++) {
+      double x = (i & 3) == 3 ? value(&r) : block_value(&r, run);
+      rs_xsum_add_moments(&s1, &s2, x);
+      rs_xsum_add(&t1, x);
+      rs_xsum2_add(&t2, x, x);
+      if ((i & 255) == 0)
+        assert_same_state(&s1, &s2, &t1, &t2);
+    }
+    assert_same_state(&s1, &s2, &t1, &t2);
+  }
+  /* carries out of crafted blocks: every pair of low words near a wrap,
+   * values whose squares' low words are all ones or none */
+  static const uint64_t words[] = {0, 1, UINT64_C(1) << 63, UINT64_MAX - 1, UINT64_MAX};
+  static const double vals[] = {0x1.fffffffffffffp6, 0x1p-4, 0x1.0000000000001p0, 99.9, 3.0};
+  for (size_t i = 0; i < 5 * 5 * 5 * 5; i++) {
+    rs_xsum s1, t1;
+    rs_xsum2 s2, t2;
+    memset(&s1, 0, sizeof(s1));
+    memset(&s2, 0, sizeof(s2));
+    s1.p[0] = words[i % 5];
+    s2.p[0] = words[i / 5 % 5];
+    s2.p[1] = words[i / 25 % 5];
+    t1 = s1;
+    t2 = s2;
+    double x = vals[i / 125];
+    rs_xsum_add_moments(&s1, &s2, x);
+    rs_xsum_add(&t1, x);
+    rs_xsum2_add(&t2, x, x);
+    assert_same_state(&s1, &s2, &t1, &t2);
+  }
+  /* the fast path taken: a fresh pair in the default window, and a pair
+   * moved to 3005 (delta 1), hold their values in the blocks */
+  rs_xsum s1;
+  rs_xsum2 s2;
+  memset(&s1, 0, sizeof(s1));
+  memset(&s2, 0, sizeof(s2));
+  rs_xsum_add_moments(&s1, &s2, 25.6);
+  assert_true((s1.p[0] | s1.p[1]) != 0 && (s2.p[0] | s2.p[1] | s2.p[2]) != 0);
+  memset(&s1, 0, sizeof(s1));
+  memset(&s2, 0, sizeof(s2));
+  rs_xsum_add_moments(&s1, &s2, 3005.0); /* moves both windows, to w */
+  assert_int_equal((uint32_t)(2 * s1.pb - s2.pb), 1);
+  rs_xsum_add_moments(&s1, &s2, 3007.0);
+  assert_true((s1.p[0] | s1.p[1]) != 0 && (s2.p[0] | s2.p[1] | s2.p[2]) != 0);
+  assert_true(rs_xsum_value(&s1) == 6012.0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_order_and_split),   cmocka_unit_test(test_exact_against_integers),
       cmocka_unit_test(test_comoment_sign),     cmocka_unit_test(test_rounding),
       cmocka_unit_test(test_fast_matches_slow), cmocka_unit_test(test_blocks_match_reference),
-      cmocka_unit_test(test_blocks_cancel),
+      cmocka_unit_test(test_blocks_cancel),     cmocka_unit_test(test_moments_match_two_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

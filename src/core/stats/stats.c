@@ -187,8 +187,7 @@ static inline rs_status acc_add_sketch(acc *a, double v) {
   int32_t idx;
   if (rs_sketch_add_index(&a->sk, v, &idx) != RS_OK)
     return RS_NOMEM;
-  rs_xsum_add(&a->s1, v);
-  rs_xsum2_add(&a->s2, v, v);
+  rs_xsum_add_moments(&a->s1, &a->s2, v);
   return RS_OK;
 }
 

@@ -164,16 +164,53 @@ static inline void rs_xsum2_add(rs_xsum2 *s, double x, double y) {
     __extension__ typedef unsigned __int128 rs_u128;
     if (d >= 64)
       __builtin_unreachable(); /* d < RS_XSUM2_SPAN: a two-word shift, no test of d's range */
-    rs_u128 p = ((rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by)) << d;
-    rs_u128 t = ((rs_u128)s->p[1] << 64 | s->p[0]) + p; /* p[0..1] + p, carry to p[2] */
-    s->p[0] = (uint64_t)t;
-    s->p[1] = (uint64_t)(t >> 64);
-    s->p[2] += t < p;
+    rs_u128 p = ((rs_u128)RS_XSUM_MANT(bx) * RS_XSUM_MANT(by)) << d; /* below 2^127 */
+    uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+    /* p[0..1] + p, carry to p[2]; hi < 2^63, so h does not wrap */
+    uint64_t t0 = s->p[0] + lo, h = hi + (t0 < lo), t1 = s->p[1] + h;
+    s->p[2] += t1 < h;
+    s->p[0] = t0;
+    s->p[1] = t1;
     return;
   }
   if ((s->p[0] | s->p[1] | s->p[2]) == 0)
     rs_xsum2_rebase(s, ex + ey);
   rs_xsum2_add_direct(s, x, y);
+}
+
+/* rs_xsum_add(s1, v) then rs_xsum2_add(s2, v, v), the same bits, with one
+ * look at v where the windows agree. With s2's window starting at twice
+ * s1's, less delta (0 from zeroed memory, 1 once both moved to the same
+ * value: rs_xsum_rebase and rs_xsum2_rebase centre them on e and 2e), a v
+ * at place d < RS_XSUM_SPAN of s1's window is at 2d + delta < RS_XSUM2_SPAN
+ * of s2's, and the product rs_xsum2_add adds there, MANT^2 << (2d + delta),
+ * is x (x << delta) for the word x = MANT << d that s1 takes (below 2^63,
+ * so x << delta fits). s1's windows lie within rs_xsum2_add's exponent
+ * range (979 .. 1122: PE_MIN and PE_MAX in xsum.c), so both adds take
+ * their fast paths then; anything else goes to the two adds. */
+static inline void rs_xsum_add_moments(rs_xsum *s1, rs_xsum2 *s2, double v) {
+  uint64_t b;
+  memcpy(&b, &v, sizeof(b));
+  if (b == 0)
+    return;
+  unsigned e = (unsigned)(b >> 52), d = e - (s1->pb + RS_XSUM_BASE);
+  uint32_t delta = 2 * s1->pb - s2->pb; /* modulo 2^32, as the windows' fields are */
+  if (__builtin_expect((d < RS_XSUM_SPAN) & (delta <= 1), 1)) {
+    __extension__ typedef unsigned __int128 rs_u128;
+    uint64_t x = RS_XSUM_MANT(b) << d, t = s1->p[0] + x;
+    s1->p[1] += t < x;
+    s1->p[0] = t;
+    rs_u128 p = (rs_u128)x * (x << delta); /* below 2^127 */
+    uint64_t lo = (uint64_t)p, hi = (uint64_t)(p >> 64);
+    uint64_t t0 = s2->p[0] + lo, h = hi + (t0 < lo); /* hi < 2^63: h does not wrap */
+    uint64_t t1 = s2->p[1] + h;
+    s2->p[2] += t1 < h;
+    s2->p[0] = t0;
+    s2->p[1] = t1;
+    return;
+  }
+  rs_xsum_add(s1, v);
+  rs_xsum2_add(s2, v, v);
 }
 
 #endif
