@@ -360,6 +360,58 @@ static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_nati
   return e;
 }
 
+/* A device's last row after its leading cells (from the ',' that ends
+ * them through the line's end), kept while it is short: an idle GPU's rows
+ * repeat it ("0.0,0.0,,,,,"), and the same bytes read as the same cells,
+ * so a row whose text after its leading cells is the memo's takes the
+ * memo's metrics and values without reading them again. Only where the
+ * leading cells hold no metric (the memo's bits are all of the row's). */
+#define ROW_MEMO_MAX 32   /* bytes compared, in four words */
+#define ROW_MEMO_SLOTS 16 /* gpu_index -1 (none) to 14 */
+#define ROW_MEMO_VALUES 8
+typedef struct row_memo {
+  const char *text; /* NULL: none */
+  const char *mask; /* ROW_MEMO_MAX bytes: len of 0xFF, then zeros */
+  size_t len;       /* through the '\n' */
+  uint32_t pres;
+  unsigned n;
+  uint8_t m[ROW_MEMO_VALUES];
+  double v[ROW_MEMO_VALUES];
+} row_memo;
+
+/* Whether the len bytes at q (ROW_MEMO_MAX readable) are the memo's. */
+static inline bool row_memo_same(const row_memo *memo, const char *q) {
+  const char *t = memo->text, *m = memo->mask;
+  uint64_t d = ((load_word(q) ^ load_word(t)) & load_word(m)) |
+               ((load_word(q + 8) ^ load_word(t + 8)) & load_word(m + 8));
+  if (d != 0)
+    return false;
+  if (memo->len <= 16)
+    return true;
+  return (((load_word(q + 16) ^ load_word(t + 16)) & load_word(m + 16)) |
+          ((load_word(q + 24) ^ load_word(t + 24)) & load_word(m + 24))) == 0;
+}
+
+/* Keeps the row whose cells after the leading ones are text[0..len) and
+ * whose metrics are pres, with s's values, as memo; a row too long or of
+ * too many values is not kept (the memo keeps the last one kept). */
+static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, uint32_t pres,
+                                 const rs_sample *s) {
+  unsigned n = 0;
+  if (len > ROW_MEMO_MAX || (unsigned)__builtin_popcount(pres) > ROW_MEMO_VALUES)
+    return;
+  for (uint32_t bits = pres; bits != 0; bits &= bits - 1, n++) {
+    int m = __builtin_ctz(bits);
+    memo->m[n] = (uint8_t)m;
+    memo->v[n] = s->v[m];
+  }
+  memo->n = n;
+  memo->pres = pres;
+  memo->text = text;
+  memo->len = len;
+  memo->mask = (const char *)memo_masks + ROW_MEMO_MAX - len;
+}
+
 size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, size_t line,
                               size_t *lines, rs_status *st, rs_error *err) {
   const char *p = buf, *end = buf + len;
@@ -368,7 +420,9 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   rs_sample *s = nr->s;
   size_t done = 0, tail = ncols;
   time_memo memo = {NULL, NULL, 0, 0.0};
-  uint32_t pres = 0; /* the bits of the row being read; s->present is the last row's */
+  row_memo rows[ROW_MEMO_SLOTS];
+  bool lead_metric = false; /* a metric among the leading cells: no row memo */
+  uint32_t pres = 0;        /* the bits of the row being read; s->present is the last row's */
   /* The columns from tail on are metrics or ignored, whose empty cells set
    * nothing: a run of empty cells among them is skipped as one run of
    * commas (three rows in four of the bench file end in five empty cells).
@@ -378,6 +432,10 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     tail--;
   if (tail == 0)
     tail = 1;
+  for (size_t i = 0; i < tail; i++)
+    lead_metric |= cols[i].kind == RS_COL_METRIC;
+  for (size_t i = 0; i < ROW_MEMO_SLOTS; i++)
+    rows[i].text = NULL;
   *st = RS_OK;
   s->path = nr->path; /* the sink takes the row as const */
   while (p < end) {
@@ -393,6 +451,19 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
                                       : fast_cell(s, &pres, c, q, p, end, nr->day);
       if (q == NULL)
         goto stop;
+    }
+    /* the cells after the leading ones: the device's memo, or read */
+    const char *after = q;
+    unsigned slot = (unsigned)(s->gpu + 1);
+    row_memo *rm = slot < ROW_MEMO_SLOTS && !lead_metric ? &rows[slot] : NULL;
+    if (rm != NULL && rm->text != NULL && end - q >= ROW_MEMO_MAX && row_memo_same(rm, q)) {
+      pres = rm->pres;
+      for (unsigned i = 0; i < rm->n; i++)
+        s->v[rm->m[i]] = rm->v[i];
+      q += rm->len - 1; /* its '\n' */
+      if (q[-1] == '\r')
+        q--;
+      goto cells_read;
     }
     for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
       if (*q++ != ',')
@@ -420,6 +491,10 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       }
       q = e;
     }
+    if (rm != NULL && (size_t)(q - after) < ROW_MEMO_MAX &&
+        (*q == '\n' || (*q == '\r' && q[1] == '\n')))
+      row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), pres, s);
+  cells_read:
     if ((size_t)(q - p) > nr->max_line)
       goto stop;
     if (*q == '\r')
