@@ -157,17 +157,23 @@ char *rs_arena_strdup(rs_arena *arena, const char *s) {
 }
 
 char *rs_arena_vprintf(rs_arena *arena, const char *fmt, va_list ap) {
+  /* Formatted once into a stack buffer and copied where it fits (the
+   * reasons and explanations of a fit, a line each); a longer text is
+   * formatted again into its own room. */
+  char small[256];
   va_list again;
   char *p;
   int n;
   va_copy(again, ap);
-  n = vsnprintf(NULL, 0, fmt, ap);
+  n = vsnprintf(small, sizeof(small), fmt, ap);
   if (n < 0) {
     va_end(again);
     return fail(arena, RS_INTERNAL);
   }
   p = rs_arena_alloc_uninit(arena, (size_t)n + 1);
-  if (p != NULL)
+  if (p != NULL && (size_t)n < sizeof(small))
+    memcpy(p, small, (size_t)n + 1);
+  else if (p != NULL)
     vsnprintf(p, (size_t)n + 1, fmt, again);
   va_end(again);
   return p;

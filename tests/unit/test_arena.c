@@ -248,6 +248,16 @@ static void test_printf(void **state) {
   assert_non_null(t);
   assert_int_equal(strlen(t), sizeof(big) + 1);
   assert_int_equal(t[sizeof(big)], '>');
+  /* Around the stack buffer's 256 bytes (copied from it below, formatted
+   * again above): every length whole, with its NUL. */
+  for (size_t n = 250; n <= 262; n++) {
+    char want[300];
+    memset(want, 'a' + (int)(n % 26), n);
+    want[n] = '\0';
+    const char *u = rs_arena_printf(&a, "%.*s", (int)n, want);
+    assert_non_null(u);
+    assert_string_equal(u, want);
+  }
   rs_arena_release(&a);
   rs_arena_init(&a, 64);
   assert_null(rs_arena_printf(&a, "%s", big));
