@@ -69,13 +69,16 @@ static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_ME
 typedef struct window {
   bool open;
   double idx, max;
-  double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known */
+  double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known
+                  * and while closed (zero at first, then NAN) */
   rs_sketch peaks;
   /* A part (rs_stats_begin_part) holds its first window back when it
    * closes: it may be the same window as the last one before the part. */
   bool hold_first, head_closed;
   double head_idx, head_max;
+  char pad[8]; /* 128 bytes: a device's window is found by a shift (rs_stats_add) */
 } window;
+_Static_assert(sizeof(window) == 128, "a window is 128 bytes");
 
 struct rs_stats {
   rs_stats_options o;
@@ -277,19 +280,21 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
   /* The next window starts at the open one's end, window_edge of the same
    * argument (unknown, NAN, after a part's windows were joined) */
   bool next = w->open && idx == w->idx + 1.0 && !isnan(w->hi);
+  double lo = next ? w->hi : window_edge(idx, width);
   if (w->open && window_close(w) != RS_OK)
     return RS_NOMEM;
   w->open = true;
   w->idx = idx;
   w->max = v;
-  w->lo = next ? w->hi : window_edge(idx, width);
+  w->lo = lo;
   w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
 }
 
 static inline rs_status window_add(window *w, double t, double v, double width) {
-  /* Rows of the open window skip the division: its edges are known. */
-  if (w->open && t >= w->lo && t < w->hi) {
+  /* Rows of the open window skip the division: its edges are known (a
+   * closed window's hold no t). */
+  if (t >= w->lo && t < w->hi) {
     if (v > w->max)
       w->max = v;
     return RS_OK;
@@ -566,8 +571,7 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     return rc;
   if ((present & window_set) && windows_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-  if (!known && !event)
-    st->shape[slot] = present;
+  st->shape[slot] = event ? st->shape[slot] : present;
   return RS_OK;
 }
 
@@ -1019,6 +1023,7 @@ bool rs_stats_continues(const rs_stats *dst, const rs_stats *part) {
 /* Ends w's open window: into the peaks, or held back as a part's first. */
 static rs_status window_close(window *w) {
   w->open = false;
+  w->lo = w->hi = NAN;
   if (w->hold_first && !w->head_closed) {
     w->head_closed = true;
     w->head_idx = w->idx;
