@@ -85,10 +85,10 @@ struct rs_stats {
   acc pooled[RS_METRIC_COUNT];
   acc *dev[NSLOTS]; /* RS_METRIC_COUNT each, allocated for the devices seen (dev_block) */
   /* Per slot, a set of present metrics (rs_sample.present) that slot's
-   * rows took before: not a request event, no link of it left to break
-   * (links only end) and, with a per-device metric, the device's block
-   * there. A row of that set skips those tests (rows of one slot mostly
-   * repeat one set). 0 holds from the start: an empty row is none of these. */
+   * rows took before: not a request event, and no link it would break is
+   * left (pairs_check ran for it, and links only end). A row of that set
+   * skips both tests (rows of one slot mostly repeat one set). 0 holds
+   * from the start: an empty row is no event and breaks no link. */
   uint32_t shape[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
@@ -568,8 +568,12 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   if (!event && (rc = track_time(st, s, slot, err)) != RS_OK)
     return rc;
   st->rows++;
-  if (!known && (st->dev_linked | st->host_linked) != 0)
-    pairs_check(st, present, slot);
+  if (!known) {
+    if ((st->dev_linked | st->host_linked) != 0)
+      pairs_check(st, present, slot);
+    if (!event)
+      st->shape[slot] = present;
+  }
   if ((present & (1u << RS_METRIC_REQUEST_RATE)) && pairs_add(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (s->t != st->grid_t)
@@ -580,7 +584,6 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     return rc;
   if ((present & window_set) && windows_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-  st->shape[slot] = event ? st->shape[slot] : present;
   return RS_OK;
 }
 
