@@ -76,9 +76,9 @@ typedef struct window {
    * closes: it may be the same window as the last one before the part. */
   bool hold_first, head_closed;
   double head_idx, head_max;
-  char pad[8]; /* 128 bytes: a device's window is found by a shift (rs_stats_add) */
+  char pad[8]; /* 128 bytes with 64-bit pointers: a device's window is found by a shift */
 } window;
-_Static_assert(sizeof(window) == 128, "a window is 128 bytes");
+_Static_assert(sizeof(void *) < 8 || sizeof(window) == 128, "a window is 128 bytes");
 
 struct rs_stats {
   rs_stats_options o;
@@ -293,7 +293,7 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
 
 static inline rs_status window_add(window *w, double t, double v, double width) {
   /* Rows of the open window skip the division: its edges are known (a
-   * closed window's hold no t). */
+   * closed window's edges hold no t, so open need not be read). */
   if (t >= w->lo && t < w->hi) {
     if (v > w->max)
       w->max = v;
