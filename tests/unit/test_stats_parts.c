@@ -226,10 +226,8 @@ static void test_backwards_does_not_fit(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_parts_in_order),
-      cmocka_unit_test(test_parts_after_a_file),
-      cmocka_unit_test(test_parts_unordered),
-      cmocka_unit_test(test_backwards_does_not_fit),
+      cmocka_unit_test(test_parts_in_order),    cmocka_unit_test(test_parts_after_a_file),
+      cmocka_unit_test(test_parts_unordered),   cmocka_unit_test(test_backwards_does_not_fit),
       cmocka_unit_test(test_rows_from_scratch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
