@@ -56,22 +56,40 @@ static const uint8_t host_pair_index[RS_METRIC_COUNT] = {[RS_METRIC_CPU_UTIL] = 
                                                          [RS_METRIC_NET_TX] = 2,
                                                          [RS_METRIC_TPOT_P50] = 3};
 
+/* The per-device metrics as a bit set (rs_metric_per_device), the charted
+ * ones (series_add) and those with window peaks (window_add). */
+#define PER_DEVICE_BIT(name, key, unit, per_device, upper)                                         \
+  | ((per_device) ? 1u << RS_METRIC_##name : 0u)
+static const uint32_t per_device_set = 0u RS_METRIC_MAP(PER_DEVICE_BIT);
+#undef PER_DEVICE_BIT
+static const uint32_t charted_set =
+    (1u << RS_METRIC_REQUEST_RATE) | (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED);
+static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_METRIC_HOST_MEM_USED);
+
 typedef struct window {
   bool open;
   double idx, max;
-  double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known */
+  double lo, hi; /* every t in [lo, hi) has floor(t / width) == idx; empty until known
+                  * and while closed (zero at first, then NAN) */
   rs_sketch peaks;
   /* A part (rs_stats_begin_part) holds its first window back when it
    * closes: it may be the same window as the last one before the part. */
   bool hold_first, head_closed;
   double head_idx, head_max;
+  char pad[8]; /* 128 bytes with 64-bit pointers: a device's window is found by a shift */
 } window;
+_Static_assert(sizeof(void *) < 8 || sizeof(window) == 128, "a window is 128 bytes");
 
 struct rs_stats {
   rs_stats_options o;
   acc pooled[RS_METRIC_COUNT];
   acc *dev[NSLOTS]; /* RS_METRIC_COUNT each, allocated for the devices seen (dev_block) */
-  bool dev_seen[NSLOTS];
+  /* Per slot, a set of present metrics (rs_sample.present) that slot's
+   * rows took before: not a request event, and no link it would break is
+   * left (pairs_check ran for it, and links only end). A row of that set
+   * skips both tests (rows of one slot mostly repeat one set). 0 holds
+   * from the start: an empty row is no event and breaks no link. */
+  uint32_t shape[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
   pair dev_load[NSLOTS];       /* GPU_UTIL against REQUEST_RATE */
@@ -80,12 +98,14 @@ struct rs_stats {
   uint32_t host_linked;        /* bit m: the pair of host metric m is linked */
   /* coverage, per series = (current file, device slot) */
   bool has_last[NSLOTS];
-  double last_t[NSLOTS];
+  double last_t[NSLOTS]; /* NAN while !has_last, so no interval matches dt_again */
   uint64_t rows, series, duplicates, out_of_order;
   double first, last;
   double grid_first, grid_last; /* the same over rows on the sampling grid (not request events) */
+  double grid_t;                /* a time all four hold (bounds_row), or NAN */
+  uint32_t charted;             /* charted_set, or 0 with o.no_series */
   rs_sketch intervals;
-  double dt_again;      /* the last interval added to intervals, > 0, or 0 */
+  double dt_again;      /* the last interval added to intervals, > 0, or NAN */
   int32_t dt_again_idx; /* its bin's index (rs_sketch_add_again) */
   rs_load_acc load;     /* latency by load bucket */
   /* Over time, for charts: allocated at the first charted row (it is most
@@ -136,6 +156,11 @@ rs_status rs_stats_new(rs_stats **out, const rs_stats_options *opts, rs_error *e
   st->last = -INFINITY;
   st->grid_first = INFINITY;
   st->grid_last = -INFINITY;
+  st->grid_t = NAN;
+  st->charted = st->o.no_series ? 0 : charted_set;
+  st->dt_again = NAN;
+  for (int d = 0; d < NSLOTS; d++)
+    st->last_t[d] = NAN;
   st->dev_linked = ~UINT64_C(0);
   st->host_linked = host_pair_set;
   *out = st;
@@ -164,6 +189,8 @@ void rs_stats_free(rs_stats *st) {
 void rs_stats_begin_file(rs_stats *st, const char *path) {
   (void)path;
   memset(st->has_last, 0, sizeof(st->has_last));
+  for (int d = 0; d < NSLOTS; d++)
+    st->last_t[d] = NAN;
 }
 
 /* Device d's accumulators, allocated on first use (a profile of one GPU
@@ -253,27 +280,32 @@ static rs_status window_add_slow(window *w, double t, double v, double width) {
   /* The next window starts at the open one's end, window_edge of the same
    * argument (unknown, NAN, after a part's windows were joined) */
   bool next = w->open && idx == w->idx + 1.0 && !isnan(w->hi);
+  double lo = next ? w->hi : window_edge(idx, width);
   if (w->open && window_close(w) != RS_OK)
     return RS_NOMEM;
   w->open = true;
   w->idx = idx;
   w->max = v;
-  w->lo = next ? w->hi : window_edge(idx, width);
+  w->lo = lo;
   w->hi = window_edge(idx + 1.0, width); /* NAN: an empty range, the division every time */
   return RS_OK;
 }
 
-static inline rs_status window_add(window *w, double t, double v, double width) {
-  /* Rows of the open window skip the division: its edges are known. */
-  if (w->open && t >= w->lo && t < w->hi) {
+/* width by address: only the slow path reads it (one load fewer a row). */
+static inline rs_status window_add(window *w, double t, double v, const double *width) {
+  /* Rows of the open window skip the division: its edges are known (a
+   * closed window's edges hold no t, so open need not be read). */
+  if (t >= w->lo && t < w->hi) {
     if (v > w->max)
       w->max = v;
     return RS_OK;
   }
-  return window_add_slow(w, t, v, width);
+  return window_add_slow(w, t, v, *width);
 }
 
-static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
+/* A series' row that track_time's inline path does not take: its first,
+ * one out of order or of the same time, or a new interval. */
+static rs_status track_time_slow(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
   char a[32], b[32];
   if (!st->has_last[slot]) {
     st->has_last[slot] = true;
@@ -310,9 +342,23 @@ static rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   st->intervals.sum += dt; /* the gaps' time reads it (rs_sketch_sum_above) */
   if (st->dt_again_idx == INT32_MIN)
-    st->dt_again = 0.0; /* below the sketch's least value, or the slow path's */
+    st->dt_again = NAN; /* below the sketch's least value, or the slow path's */
   else
     st->dt_again = dt;
+  return RS_OK;
+}
+
+/* On a regular grid every row adds the interval the last one did: equal
+ * to dt_again, it is > 0 (a number, after the series' first row), and its
+ * bin's index is still dt_again_idx. */
+static inline rs_status track_time(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
+  double dt = s->t - st->last_t[slot];
+  if (dt != st->dt_again)
+    return track_time_slow(st, s, slot, err);
+  st->last_t[slot] = s->t;
+  if (rs_sketch_add_again(&st->intervals, dt, st->dt_again_idx) != RS_OK)
+    return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+  st->intervals.sum += dt; /* as track_time_slow adds it */
   return RS_OK;
 }
 
@@ -390,16 +436,11 @@ static void pairs_check(rs_stats *st, uint32_t present, int slot) {
     pairs_unlink(st, dev, host);
 }
 
-/* Rows carrying the request rate also feed the load lines and, with a
- * latency, the latency by load. */
+/* A row carrying the request rate (after pairs_check) feeds the load
+ * lines and, with a latency, the latency by load. */
 static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
   static const rs_metric lat[RS_LOAD_LATENCIES] = {RS_METRIC_LATENCY_P50, RS_METRIC_LATENCY_P95,
                                                    RS_METRIC_LATENCY_P99};
-  const uint32_t rate_bit = 1u << RS_METRIC_REQUEST_RATE;
-  if ((st->dev_linked | st->host_linked) != 0)
-    pairs_check(st, s->present, slot);
-  if (!(s->present & rate_bit))
-    return RS_OK;
   double x = s->v[RS_METRIC_REQUEST_RATE], ms[RS_LOAD_LATENCIES];
   for (int q = 0; q < RS_LOAD_LATENCIES; q++)
     ms[q] = s->present & (1u << lat[q]) ? s->v[lat[q]] : NAN;
@@ -417,20 +458,10 @@ static rs_status pairs_add(rs_stats *st, const rs_sample *s, int slot) {
 /* A row of one request's token counts and nothing else (a request log's
  * row): an event, not a sample on the series' grid, so it does not count
  * toward the sampling interval and its gaps. */
-static bool is_request_event(const rs_sample *s) {
+static bool is_request_event(uint32_t present) {
   const uint32_t per_request = (1u << RS_METRIC_PROMPT_TOKENS) | (1u << RS_METRIC_OUTPUT_TOKENS);
-  return s->present != 0 && (s->present & ~per_request) == 0;
+  return present != 0 && (present & ~per_request) == 0;
 }
-
-/* The per-device metrics as a bit set (rs_metric_per_device), the charted
- * ones (series_add) and those with window peaks (window_add). */
-#define PER_DEVICE_BIT(name, key, unit, per_device, upper)                                         \
-  | ((per_device) ? 1u << RS_METRIC_##name : 0u)
-static const uint32_t per_device_set = 0u RS_METRIC_MAP(PER_DEVICE_BIT);
-#undef PER_DEVICE_BIT
-static const uint32_t charted_set =
-    (1u << RS_METRIC_REQUEST_RATE) | (1u << RS_METRIC_GPU_UTIL) | (1u << RS_METRIC_GPU_MEM_USED);
-static const uint32_t window_set = (1u << RS_METRIC_GPU_MEM_USED) | (1u << RS_METRIC_HOST_MEM_USED);
 
 /* st's time series, created empty on first use; NULL when out of memory. */
 static rs_series_acc *timeline(rs_stats *st) {
@@ -443,7 +474,7 @@ static rs_series_acc *timeline(rs_stats *st) {
  * (every channel of a row shares its time). */
 static rs_status series_row(rs_stats *st, const rs_sample *s, int slot) {
   rs_series_acc *a = st->timeline;
-  if (st->o.no_series || !isfinite(s->t))
+  if (!isfinite(s->t))
     return RS_OK;
   if (a == NULL && (a = timeline(st)) == NULL)
     return RS_NOMEM;
@@ -462,11 +493,26 @@ static rs_status series_row(rs_stats *st, const rs_sample *s, int slot) {
 /* The row's memory metrics into their windows. */
 static rs_status windows_row(rs_stats *st, const rs_sample *s, int slot) {
   if ((s->present & (1u << RS_METRIC_GPU_MEM_USED)) &&
-      window_add(&st->dev_mem[slot], s->t, s->v[RS_METRIC_GPU_MEM_USED], st->o.window_s) != RS_OK)
+      window_add(&st->dev_mem[slot], s->t, s->v[RS_METRIC_GPU_MEM_USED], &st->o.window_s) != RS_OK)
     return RS_NOMEM;
   if ((s->present & (1u << RS_METRIC_HOST_MEM_USED)) &&
-      window_add(&st->host_mem, s->t, s->v[RS_METRIC_HOST_MEM_USED], st->o.window_s) != RS_OK)
+      window_add(&st->host_mem, s->t, s->v[RS_METRIC_HOST_MEM_USED], &st->o.window_s) != RS_OK)
     return RS_NOMEM;
+  return RS_OK;
+}
+
+/* values_row's --exact: every value kept (out of line; the limit's
+ * message names the metric that reached it). */
+__attribute__((noinline)) static rs_status values_exact(rs_stats *st, const rs_sample *s, acc *dev,
+                                                        rs_error *err) {
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) {
+    int m = __builtin_ctz(bits);
+    acc *a = (per_device_set >> m) & 1u ? &dev[m] : &st->pooled[m];
+    rs_status rc =
+        acc_add(a, s->v[m], &st->exact_left, st->o.exact_max_values, s, (rs_metric)m, err);
+    if (rc != RS_OK)
+      return rc;
+  }
   return RS_OK;
 }
 
@@ -479,55 +525,65 @@ static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if (!st->o.exact) {
     /* Each accumulator takes its values in row order, whatever order the
-     * metrics of a row go in: the device's first, then the pooled. */
-    for (uint32_t bits = s->present & per_device_set; bits != 0; bits &= bits - 1) {
-      int m = __builtin_ctz(bits);
-      if (acc_add_sketch(&dev[m], s->v[m]) != RS_OK)
-        return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-    }
+     * metrics of a row go in: the pooled first, then the device's (this
+     * order, gcc's code moves fewer registers: 5 instructions a row of the
+     * bench file). --exact goes out of line for the same reason. */
     for (uint32_t bits = s->present & ~per_device_set; bits != 0; bits &= bits - 1) {
       int m = __builtin_ctz(bits);
       if (acc_add_sketch(&st->pooled[m], s->v[m]) != RS_OK)
         return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
     }
+    for (uint32_t bits = s->present & per_device_set; bits != 0; bits &= bits - 1) {
+      int m = __builtin_ctz(bits);
+      if (acc_add_sketch(&dev[m], s->v[m]) != RS_OK)
+        return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    }
     return RS_OK;
   }
-  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) {
-    int m = __builtin_ctz(bits);
-    acc *a = (per_device_set >> m) & 1u ? &dev[m] : &st->pooled[m];
-    rs_status rc =
-        acc_add(a, s->v[m], &st->exact_left, st->o.exact_max_values, s, (rs_metric)m, err);
-    if (rc != RS_OK)
-      return rc;
-  }
-  return RS_OK;
+  return values_exact(st, s, dev, err);
+}
+
+/* The span's bounds take t; a row on the grid (not an event) also the
+ * grid's, and its t is kept: a row of that time changes none of them. */
+static void bounds_row(rs_stats *st, double t, bool event) {
+  if (t < st->first)
+    st->first = t;
+  if (t > st->last)
+    st->last = t;
+  if (event)
+    return;
+  if (t < st->grid_first)
+    st->grid_first = t;
+  if (t > st->grid_last)
+    st->grid_last = t;
+  st->grid_t = t;
 }
 
 rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
-  bool event = is_request_event(s);
-  rs_status rc = event ? RS_OK : track_time(st, s, slot, err);
-  if (rc != RS_OK)
+  const uint32_t present = s->present;
+  const bool known = present == st->shape[slot];
+  const bool event = !known && is_request_event(present);
+  rs_status rc;
+  if (!event && (rc = track_time(st, s, slot, err)) != RS_OK)
     return rc;
   st->rows++;
-  if (pairs_add(st, s, slot) != RS_OK)
+  if (!known) {
+    if ((st->dev_linked | st->host_linked) != 0)
+      pairs_check(st, present, slot);
+    if (!event)
+      st->shape[slot] = present;
+  }
+  if ((present & (1u << RS_METRIC_REQUEST_RATE)) && pairs_add(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-  if (s->t < st->first)
-    st->first = s->t;
-  if (s->t > st->last)
-    st->last = s->t;
-  if (!event && s->t < st->grid_first)
-    st->grid_first = s->t;
-  if (!event && s->t > st->grid_last)
-    st->grid_last = s->t;
-  if (s->present & per_device_set)
-    st->dev_seen[slot] = true;
-  if ((s->present & charted_set) && series_row(st, s, slot) != RS_OK)
+  if (s->t != st->grid_t)
+    bounds_row(st, s->t, event);
+  if ((present & st->charted) && series_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   if ((rc = values_row(st, s, slot, err)) != RS_OK)
     return rc;
-  if ((s->present & window_set) && windows_row(st, s, slot) != RS_OK)
+  if ((present & window_set) && windows_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   return RS_OK;
 }
@@ -791,7 +847,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
     return rc;
   out->busiest_device = -1;
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
-    if (!st->dev_seen[d] || st->dev[d] == NULL) /* NULL: only after out of memory */
+    if (st->dev[d] == NULL) /* allocated at the device's first per-device value */
       continue;
     rs_device_stats *ds = &out->devices[out->ndevices++];
     memset(ds, 0, sizeof(*ds));
@@ -889,7 +945,6 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
                         "more than %zu values kept for --exact; drop --exact to use the sketch",
                         cap);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
-    dst->dev_seen[d] = dst->dev_seen[d] || src->dev_seen[d];
     pair sp = dev_pair_view(src, d);
     pair_merge(&dst->dev_load[d], &sp);
     rc = append ? window_append(&dst->dev_mem[d], &src->dev_mem[d])
@@ -948,6 +1003,13 @@ size_t rs_stats_footprint(const rs_stats *st) {
   return n;
 }
 
+void rs_stats_forget_rows(rs_stats *st) {
+  for (int d = 0; d < NSLOTS; d++)
+    st->shape[d] = UINT32_MAX; /* no row's: bits past RS_METRIC_COUNT */
+  st->grid_t = NAN;
+  st->dt_again = NAN;
+}
+
 /* ---- parts of one file (threads) ---- */
 
 rs_status rs_stats_new_part(rs_stats **out, const rs_stats *like, rs_error *err) {
@@ -974,6 +1036,7 @@ bool rs_stats_continues(const rs_stats *dst, const rs_stats *part) {
 /* Ends w's open window: into the peaks, or held back as a part's first. */
 static rs_status window_close(window *w) {
   w->open = false;
+  w->lo = w->hi = NAN;
   if (w->hold_first && !w->head_closed) {
     w->head_closed = true;
     w->head_idx = w->idx;

@@ -9,4 +9,9 @@
 /* Total sketch bins and kept values held by st: what its memory grows with. */
 size_t rs_stats_footprint(const rs_stats *st);
 
+/* Forgets what rs_stats_add keeps of the rows before it to skip work (each
+ * slot's known set of metrics, the grid's last time, the last interval), so
+ * the next row takes every test: the tests compare the two ways. */
+void rs_stats_forget_rows(rs_stats *st);
+
 #endif
