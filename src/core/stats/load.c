@@ -104,6 +104,9 @@ int rs_load_index(double rate) {
 
 rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_LATENCIES]) {
   rs_load_slot *s = &a->slot[rs_load_index(rate)];
+  /* The slot's address kept in a register: without this gcc works it out
+   * again (index x 232 + a) for each sketch's fields. */
+  __asm__("" : "+r"(s));
   bool any = false;
   for (int q = 0; q < RS_LOAD_LATENCIES; q++)
     any = any || !isnan(lat_ms[q]);
