@@ -89,6 +89,16 @@ void rs_sketch_cells_build(unsigned e);
 /* Adds v the slow way (the bin array grows, or the cells are not built). */
 rs_status rs_sketch_add_slow(rs_sketch *s, double v);
 
+/* The count and extremes an add of v updates, whether v is binned or not. */
+static inline rs_status rs_sketch_tally(rs_sketch *s, double v) {
+  s->count++;
+  if (v < s->min)
+    s->min = v;
+  if (v > s->max)
+    s->max = v;
+  return RS_OK;
+}
+
 /* Adds v (finite, >= 0) and sets *idx to its bin's index (rs_sketch_index),
  * or to INT32_MIN when v counts as zero or took the slow path. RS_NOMEM if
  * the bin array cannot grow. Inline: the row loop calls it for every value.
@@ -105,21 +115,11 @@ static inline rs_status rs_sketch_add_index(rs_sketch *s, double v, int32_t *idx
       return rs_sketch_add_slow(s, v);
     s->bins[rel]++;
     *idx = (int32_t)biased - RS_SKETCH_INDEX_BIAS;
-    /* the tail again, not shared with the zero's: gcc then ends this path
-     * in the extremes' compares, not in a jump to them */
-    s->count++;
-    if (v < s->min)
-      s->min = v;
-    if (v > s->max)
-      s->max = v;
-    return RS_OK;
+    /* a tally of its own, not one after the if shared with the zero's:
+     * gcc then ends this path in the extremes' compares, not in a jump */
+    return rs_sketch_tally(s, v);
   }
-  s->count++;
-  if (v < s->min)
-    s->min = v;
-  if (v > s->max)
-    s->max = v;
-  return RS_OK;
+  return rs_sketch_tally(s, v);
 }
 
 /* Adds v (finite, >= 0), to sum too. RS_NOMEM if the bin array cannot grow. */
