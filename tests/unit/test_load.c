@@ -68,10 +68,47 @@ static void test_load_index_matches_libm(void **state) {
     check(odd[i]);
 }
 
+/* Every threshold exactly: within each binary exponent of [2^-16, 2^16),
+ * the least double of each next index of the reference, found here by
+ * bisection over it, and the double below it get the reference's index
+ * (the thresholds sit about 2e-10 below 2^(k/3), a million doubles away:
+ * the edge test above does not reach them). */
+static void test_load_index_thresholds(void **state) {
+  (void)state;
+  int found = 0;
+  for (int e = -16; e < 16; e++) {
+    double lo = ldexp(1.0, e), hi = nextafter(2.0 * lo, 0.0);
+    uint64_t a, b;
+    memcpy(&a, &lo, sizeof(a));
+    memcpy(&b, &hi, sizeof(b));
+    for (int i = libm_index(lo) + 1; i <= libm_index(hi); i++) {
+      uint64_t x = a, y = b; /* index(x) < i <= index(y) */
+      while (y - x > 1) {
+        uint64_t mid = x + (y - x) / 2;
+        double m;
+        memcpy(&m, &mid, sizeof(m));
+        if (libm_index(m) >= i)
+          y = mid;
+        else
+          x = mid;
+      }
+      double t, below;
+      memcpy(&t, &y, sizeof(t));
+      memcpy(&below, &x, sizeof(below));
+      check(t);
+      check(below);
+      check(nextafter(t, INFINITY));
+      found++;
+    }
+  }
+  assert_int_equal(found, 3 * 32 - 1); /* three an exponent, less the clamped top */
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_index_edges),
       cmocka_unit_test(test_load_index_matches_libm),
+      cmocka_unit_test(test_load_index_thresholds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -203,8 +204,81 @@ static void test_add_matches_libm(void **state) {
   for (uint32_t j = 0; j < s.nbins; j++)
     binned += s.bins[j];
   assert_int_equal(binned, n - zeros); /* and so to no other bin */
-  assert_int_equal(s.zero_count, zeros);
+  assert_int_equal(rs_sketch_zero_count(&s), zeros);
   assert_int_equal(s.count, n);
+  rs_sketch_release(&s);
+}
+
+/* The cell table (sketch.h) against rs_sketch_index, cell by cell: for
+ * every cell of every exponent a value can take (1e-9 to DBL_MAX), its
+ * first and last doubles and, where a bucket edge falls inside it (found by
+ * bisection over rs_sketch_index), the edge and its neighbours; then three
+ * million doubles drawn uniformly over the bit patterns of that range. The
+ * add path's index is the reference's for each, whichever exponent's cells
+ * were built first. */
+static int32_t add_path_index(rs_sketch *s, double v) {
+  int32_t idx;
+  assert_int_equal(rs_sketch_add_index(s, v, &idx), RS_OK);
+  if (idx == INT32_MIN) /* the slow path, which built the cells */
+    assert_int_equal(rs_sketch_add_index(s, v, &idx), RS_OK);
+  return idx;
+}
+
+static void check_add_path(rs_sketch *s, uint64_t b) {
+  double v;
+  memcpy(&v, &b, sizeof(v));
+  int32_t got = add_path_index(s, v), want = rs_sketch_index(v);
+  if (got != want)
+    fail_msg("%.17g (%016llx): add path index %d, rs_sketch_index %d", v, (unsigned long long)b,
+             got, want);
+}
+
+static void test_cells_match_index(void **state) {
+  (void)state;
+  rs_sketch s;
+  uint64_t lo_bits, hi_bits, span = UINT64_C(1) << RS_SKETCH_KEY_SHIFT, edges = 0;
+  double lo = RS_SKETCH_MIN_VALUE, hi = DBL_MAX;
+  memcpy(&lo_bits, &lo, sizeof(lo));
+  memcpy(&hi_bits, &hi, sizeof(hi));
+  rs_sketch_init(&s);
+  /* bins over the whole range first, so that only the cells decide */
+  assert_int_equal(rs_sketch_add(&s, lo), RS_OK);
+  assert_int_equal(rs_sketch_add(&s, hi), RS_OK);
+  for (uint64_t k = lo_bits >> RS_SKETCH_KEY_SHIFT; k <= hi_bits >> RS_SKETCH_KEY_SHIFT; k++) {
+    uint64_t first = k << RS_SKETCH_KEY_SHIFT, last = first + span - 1;
+    if (first < lo_bits)
+      first = lo_bits;
+    check_add_path(&s, first);
+    check_add_path(&s, last);
+    double f, l;
+    memcpy(&f, &first, sizeof(f));
+    memcpy(&l, &last, sizeof(l));
+    if (rs_sketch_index(l) == rs_sketch_index(f))
+      continue;
+    uint64_t a = first, b = last; /* index(a) < index(b): b -> the edge */
+    while (b - a > 1) {
+      uint64_t mid = a + (b - a) / 2;
+      double m;
+      memcpy(&m, &mid, sizeof(m));
+      if (rs_sketch_index(m) == rs_sketch_index(f))
+        a = mid;
+      else
+        b = mid;
+    }
+    check_add_path(&s, b - 1);
+    check_add_path(&s, b);
+    if (b < last)
+      check_add_path(&s, b + 1);
+    edges++;
+  }
+  assert_true(edges > 35000);         /* every bucket edge from 1e-9 to DBL_MAX */
+  uint64_t x = 0x9E3779B97F4A7C15ull; /* xorshift64 */
+  for (int n = 0; n < 3000000; n++) {
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    check_add_path(&s, lo_bits + x % (hi_bits - lo_bits + 1));
+  }
   rs_sketch_release(&s);
 }
 
@@ -242,7 +316,7 @@ static void test_add_again_matches_add(void **state) {
     got.sum += v; /* neither keeps the sum: the statistics add it so */
     last = v;
     assert_int_equal(got.count, want.count);
-    assert_int_equal(got.zero_count, want.zero_count);
+    assert_int_equal(rs_sketch_zero_count(&got), rs_sketch_zero_count(&want));
     assert_memory_equal(&got.sum, &want.sum, sizeof(double));
     assert_memory_equal(&got.min, &want.min, sizeof(double));
     assert_memory_equal(&got.max, &want.max, sizeof(double));
@@ -298,7 +372,7 @@ static void test_merge_equals_adding_all(void **state) {
   assert_int_equal(rs_sketch_merge(&empty, &a), RS_OK); /* into an empty sketch */
   assert_int_equal(rs_sketch_merge(&empty, &b), RS_OK);
   assert_int_equal(empty.count, all.count);
-  assert_int_equal(empty.zero_count, all.zero_count);
+  assert_int_equal(rs_sketch_zero_count(&empty), rs_sketch_zero_count(&all));
   assert_true(empty.min == all.min && empty.max == all.max);
   assert_true(fabs(empty.sum - all.sum) <= 1e-9 * all.sum);
   for (int k = 0; k <= 1000; k++)
@@ -360,7 +434,7 @@ static void test_zeros_count_as_zero(void **state) {
   assert_int_equal(rs_sketch_add(&s, 0.0), RS_OK);
   assert_int_equal(rs_sketch_add(&s, RS_SKETCH_MIN_VALUE / 2), RS_OK);
   assert_int_equal(rs_sketch_add(&s, 5.0), RS_OK);
-  assert_int_equal(s.zero_count, 2);
+  assert_int_equal(rs_sketch_zero_count(&s), 2);
   assert_int_equal(rs_sketch_count_above(&s, 0.0), 1);
   assert_int_equal(rs_sketch_count_above(&s, -1.0), 3);
   assert_true(rs_sketch_quantile(&s, 0.5) == 0.0);
@@ -395,6 +469,7 @@ int main(void) {
       cmocka_unit_test(test_bucket_edges),
       cmocka_unit_test(test_index_matches_libm),
       cmocka_unit_test(test_add_matches_libm),
+      cmocka_unit_test(test_cells_match_index),
       cmocka_unit_test(test_add_again_matches_add),
       cmocka_unit_test(test_empty),
       cmocka_unit_test(test_q_outside_unit),

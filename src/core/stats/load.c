@@ -2,8 +2,6 @@
 #include "load.h"
 
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -12,6 +10,81 @@
  * 1 req/s the fixed array covers. */
 #define PER_DOUBLING 3
 #define DOUBLINGS 16
+
+/* The reference mapping, with libm's log2 (load_index_libm before the
+ * table; test_load's libm_index keeps it):
+ *   0 for rates below 2^-DOUBLINGS (and NaN), else
+ *   1 + min(floor(log2(rate) x PER_DOUBLING + 1e-9) + DOUBLINGS x PER_DOUBLING,
+ *           RS_LOAD_BUCKETS - 2),
+ * the tiny epsilon keeping exact powers of the step in their own bucket
+ * despite log2 rounding. */
+
+/* The same by table, without a log2 per row. Within one binary exponent e
+ * (rates in [2^e, 2^(e+1))) the reference is monotonic and spans at most
+ * four indexes, from that of 2^e up: the index of a rate is the first
+ * one's plus how many of three thresholds it reaches, each the least
+ * double of the next index (found by bisection over the reference;
+ * INFINITY where the top bucket clamps). Every rate then gets exactly the reference's
+ * index: test_load_index_thresholds finds every threshold again and checks
+ * it and the double below it, test_load_index_matches_libm two million
+ * other rates. Rates from 2^DOUBLINGS up all take the last bucket.
+ *
+ * The exponents from -DOUBLINGS to DOUBLINGS - 1 are 32 consecutive
+ * numbers, so the low five bits of the biased exponent tell them apart:
+ * the table is in the order of those bits (2^1 first), one mask to find an
+ * entry. Literals, so no run works them out (a few hundred log2() calls
+ * each run that had a request rate) and no row asks whether they are. */
+#define LOAD_EXPS (2 * DOUBLINGS)
+_Static_assert(LOAD_EXPS == 32 && RS_LOAD_BUCKETS == 97, "the table below");
+typedef struct load_exp {
+  double edge[3];
+  int first; /* the index of 2^e */
+} load_exp;
+static const load_exp load_exps[LOAD_EXPS] = {
+    {{0x1.428a2f9797165p+1, 0x1.965fea52439fep+1, 0x1.fffffffe03eafp+1}, 52},  /* 2^1 */
+    {{0x1.428a2f9797165p+2, 0x1.965fea52439fdp+2, 0x1.fffffffe03eaep+2}, 55},  /* 2^2 */
+    {{0x1.428a2f9797163p+3, 0x1.965fea52439fdp+3, 0x1.fffffffe03eaep+3}, 58},  /* 2^3 */
+    {{0x1.428a2f9797162p+4, 0x1.965fea52439fep+4, 0x1.fffffffe03eadp+4}, 61},  /* 2^4 */
+    {{0x1.428a2f9797162p+5, 0x1.965fea52439fep+5, 0x1.fffffffe03eadp+5}, 64},  /* 2^5 */
+    {{0x1.428a2f9797162p+6, 0x1.965fea52439fep+6, 0x1.fffffffe03eadp+6}, 67},  /* 2^6 */
+    {{0x1.428a2f9797162p+7, 0x1.965fea52439fep+7, 0x1.fffffffe03eadp+7}, 70},  /* 2^7 */
+    {{0x1.428a2f9797164p+8, 0x1.965fea5243ap+8, 0x1.fffffffe03eaap+8}, 73},    /* 2^8 */
+    {{0x1.428a2f9797164p+9, 0x1.965fea5243ap+9, 0x1.fffffffe03eaap+9}, 76},    /* 2^9 */
+    {{0x1.428a2f9797164p+10, 0x1.965fea5243ap+10, 0x1.fffffffe03eb5p+10}, 79}, /* 2^10 */
+    {{0x1.428a2f9797164p+11, 0x1.965fea5243ap+11, 0x1.fffffffe03eb5p+11}, 82}, /* 2^11 */
+    {{0x1.428a2f9797164p+12, 0x1.965fea5243ap+12, 0x1.fffffffe03eb5p+12}, 85}, /* 2^12 */
+    {{0x1.428a2f9797164p+13, 0x1.965fea5243ap+13, 0x1.fffffffe03eb5p+13}, 88}, /* 2^13 */
+    {{0x1.428a2f9797164p+14, 0x1.965fea5243ap+14, 0x1.fffffffe03eb5p+14}, 91}, /* 2^14 */
+    {{0x1.428a2f9797164p+15, 0x1.965fea5243ap+15, INFINITY}, 94},              /* 2^15 */
+    {{0x1.428a2f9797164p-16, 0x1.965fea5243ap-16, 0x1.fffffffe03eb5p-16}, 1},  /* 2^-16 */
+    {{0x1.428a2f9797164p-15, 0x1.965fea5243ap-15, 0x1.fffffffe03eb5p-15}, 4},  /* 2^-15 */
+    {{0x1.428a2f9797164p-14, 0x1.965fea5243ap-14, 0x1.fffffffe03eb5p-14}, 7},  /* 2^-14 */
+    {{0x1.428a2f9797164p-13, 0x1.965fea5243ap-13, 0x1.fffffffe03eb5p-13}, 10}, /* 2^-13 */
+    {{0x1.428a2f9797164p-12, 0x1.965fea5243ap-12, 0x1.fffffffe03eb5p-12}, 13}, /* 2^-12 */
+    {{0x1.428a2f9797164p-11, 0x1.965fea5243ap-11, 0x1.fffffffe03eaap-11}, 16}, /* 2^-11 */
+    {{0x1.428a2f9797164p-10, 0x1.965fea5243ap-10, 0x1.fffffffe03eaap-10}, 19}, /* 2^-10 */
+    {{0x1.428a2f9797164p-9, 0x1.965fea5243ap-9, 0x1.fffffffe03eaap-9}, 22},    /* 2^-9 */
+    {{0x1.428a2f9797162p-8, 0x1.965fea52439fep-8, 0x1.fffffffe03eadp-8}, 25},  /* 2^-8 */
+    {{0x1.428a2f9797162p-7, 0x1.965fea52439fep-7, 0x1.fffffffe03eadp-7}, 28},  /* 2^-7 */
+    {{0x1.428a2f9797162p-6, 0x1.965fea52439fep-6, 0x1.fffffffe03eadp-6}, 31},  /* 2^-6 */
+    {{0x1.428a2f9797162p-5, 0x1.965fea52439fep-5, 0x1.fffffffe03eadp-5}, 34},  /* 2^-5 */
+    {{0x1.428a2f9797163p-4, 0x1.965fea52439fdp-4, 0x1.fffffffe03eaep-4}, 37},  /* 2^-4 */
+    {{0x1.428a2f9797163p-3, 0x1.965fea52439fdp-3, 0x1.fffffffe03eaep-3}, 40},  /* 2^-3 */
+    {{0x1.428a2f9797165p-2, 0x1.965fea52439fep-2, 0x1.fffffffe03eafp-2}, 43},  /* 2^-2 */
+    {{0x1.428a2f9797165p-1, 0x1.965fea52439fep-1, 0x1.fffffffe03ebp-1}, 46},   /* 2^-1 */
+    {{0x1.428a2f9797165p+0, 0x1.965fea52439fep+0, 0x1.fffffffe03eafp+0}, 49},  /* 2^0 */
+};
+
+int rs_load_index(double rate) {
+  if (!(rate >= 0x1p-16)) /* 2^-DOUBLINGS */
+    return 0;
+  if (rate >= 0x1p16)
+    return RS_LOAD_BUCKETS - 1;
+  uint64_t b;
+  memcpy(&b, &rate, sizeof(b));
+  const load_exp *x = &load_exps[(b >> 52) & (LOAD_EXPS - 1)];
+  return x->first + (rate >= x->edge[0]) + (rate >= x->edge[1]) + (rate >= x->edge[2]);
+}
 
 void rs_load_init(rs_load_acc *a) {
   memset(a, 0, sizeof(*a));
@@ -26,84 +99,11 @@ void rs_load_release(rs_load_acc *a) {
       rs_sketch_release(&a->slot[i].lat[q]);
 }
 
-/* The reference mapping, with libm's log2. */
-static int load_index_libm(double rate) {
-  const double lowest = ldexp(1.0, -DOUBLINGS);
-  if (!(rate >= lowest))
-    return 0;
-  /* A tiny epsilon keeps exact powers of the step in their own bucket
-   * despite log2 rounding. */
-  double k = floor(log2(rate) * PER_DOUBLING + 1e-9) + DOUBLINGS * PER_DOUBLING;
-  /* Clamped before the conversion: an int from a double past its range
-   * (an infinite rate) is undefined. */
-  if (k > RS_LOAD_BUCKETS - 2)
-    k = RS_LOAD_BUCKETS - 2;
-  return 1 + (int)k;
-}
-
-/* The same without a log2 per row. Within one binary exponent e (rates in
- * [2^e, 2^(e+1))) the reference is monotonic and spans at most four
- * indexes, from that of 2^e up: the index of a rate is the first one's
- * plus how many of three thresholds (the least double of each next index,
- * found once by bisection over the reference) it reaches. Every rate then
- * gets exactly the reference's index (test_load_index_matches_libm).
- * Rates from 2^DOUBLINGS up all take the last bucket. */
-#define LOAD_EXPS (2 * DOUBLINGS)
-static int load_first[LOAD_EXPS];
-static double load_edge[LOAD_EXPS][3];
-static pthread_once_t load_once = PTHREAD_ONCE_INIT;
-static atomic_bool load_ready; /* the tables are built: no pthread_once call per row */
-
-/* The least double in [lo, hi] whose reference index is at least i (hi
- * when none below it is). */
-static double load_threshold(double lo, double hi, int i) {
-  uint64_t a, b;
-  memcpy(&a, &lo, sizeof(a));
-  memcpy(&b, &hi, sizeof(b));
-  if (load_index_libm(lo) >= i)
-    return lo;
-  while (b - a > 1) { /* index(a) < i, and i <= index(b) or b is hi */
-    uint64_t mid = a + (b - a) / 2;
-    double m;
-    memcpy(&m, &mid, sizeof(m));
-    if (load_index_libm(m) >= i)
-      b = mid;
-    else
-      a = mid;
-  }
-  memcpy(&hi, &b, sizeof(hi));
-  return hi;
-}
-
-static void load_tables(void) {
-  for (int j = 0; j < LOAD_EXPS; j++) {
-    double lo = ldexp(1.0, j - DOUBLINGS), hi = nextafter(2.0 * lo, 0.0);
-    load_first[j] = load_index_libm(lo);
-    for (int q = 0; q < 3; q++) {
-      /* above hi when the exponent holds fewer indexes */
-      double edge = load_threshold(lo, hi, load_first[j] + q + 1);
-      load_edge[j][q] = load_index_libm(edge) >= load_first[j] + q + 1 ? edge : INFINITY;
-    }
-  }
-  atomic_store_explicit(&load_ready, true, memory_order_release);
-}
-
-int rs_load_index(double rate) {
-  if (!(rate >= 0x1p-16)) /* 2^-DOUBLINGS */
-    return 0;
-  if (rate >= 0x1p16)
-    return RS_LOAD_BUCKETS - 1;
-  if (!atomic_load_explicit(&load_ready, memory_order_acquire))
-    pthread_once(&load_once, load_tables);
-  uint64_t b;
-  memcpy(&b, &rate, sizeof(b));
-  int j = (int)(b >> 52) - 1023 + DOUBLINGS; /* rate in [2^(j - DOUBLINGS), twice that) */
-  const double *t = load_edge[j];
-  return load_first[j] + (rate >= t[0]) + (rate >= t[1]) + (rate >= t[2]);
-}
-
 rs_status rs_load_add(rs_load_acc *a, double rate, const double lat_ms[RS_LOAD_LATENCIES]) {
   rs_load_slot *s = &a->slot[rs_load_index(rate)];
+  /* The slot's address kept in a register: without this gcc works it out
+   * again (index x 232 + a) for each sketch's fields. */
+  __asm__("" : "+r"(s));
   bool any = false;
   for (int q = 0; q < RS_LOAD_LATENCIES; q++)
     any = any || !isnan(lat_ms[q]);

@@ -215,43 +215,45 @@ static rs_status sketch_cover(rs_sketch *s, int32_t lo, int32_t hi) {
   free(s->bins);
   s->bins = bins;
   s->offset = (int32_t)new_lo;
+  s->base = (uint32_t)(s->offset + RS_SKETCH_INDEX_BIAS);
   s->nbins = (uint32_t)n;
   return RS_OK;
 }
 
-_Atomic(const rs_sketch_cell *) rs_sketch_cell_blocks[2048];
+_Atomic rs_sketch_cell rs_sketch_cells[2048 << RS_SKETCH_CELL_BITS];
 
-const rs_sketch_cell *rs_sketch_cells_build(unsigned e) {
-  rs_sketch_cell *blk = malloc(RS_SKETCH_CELLS * sizeof(*blk));
-  const rs_sketch_cell *expected = NULL;
-  if (blk == NULL)
-    return NULL;
+/* The cell of key k (v >> RS_SKETCH_KEY_SHIFT) whose first index is lo and
+ * whose edge is off doubles past its first one (span: none inside it), as
+ * sketch.h describes it. Unsigned arithmetic, so modulo 2^64: adding the
+ * bits of v takes the key's bits away again. */
+static rs_sketch_cell sketch_cell_word(uint64_t k, int32_t lo, uint64_t off) {
+  const uint64_t carry = UINT64_C(1) << RS_SKETCH_CELL_SHIFT;
+  return ((uint64_t)(lo + RS_SKETCH_INDEX_BIAS) << RS_SKETCH_CELL_SHIFT) + carry - off -
+         (k << RS_SKETCH_KEY_SHIFT);
+}
+
+void rs_sketch_cells_build(unsigned e) {
+  assert(e >= 993 && e < 2047); /* RS_SKETCH_MIN_VALUE is 1.07 x 2^-30, biased 993 */
   for (uint64_t j = 0; j < RS_SKETCH_CELLS; j++) {
-    uint64_t first = ((uint64_t)e << 52) | (j << (52 - RS_SKETCH_CELL_BITS));
-    const uint64_t span = UINT64_C(1) << (52 - RS_SKETCH_CELL_BITS); /* doubles per cell */
+    uint64_t k = ((uint64_t)e << RS_SKETCH_CELL_BITS) | j;
+    uint64_t first = k << RS_SKETCH_KEY_SHIFT;
+    const uint64_t span = UINT64_C(1) << RS_SKETCH_KEY_SHIFT; /* doubles per cell */
     int32_t lo = rs_sketch_index(bits_double(first));
     uint64_t edge = double_bits(sketch_edge_at(lo + 1));
     /* at most one edge inside the cell (see sketch.h) */
     assert(rs_sketch_index(bits_double(first | (span - 1))) <= lo + 1);
-    assert(lo + RS_SKETCH_INDEX_BIAS > 0);
+    assert(lo + RS_SKETCH_INDEX_BIAS > 65535 && lo + 1 + RS_SKETCH_INDEX_BIAS < (1 << 17));
     /* the edge's offset among the cell's doubles, or span: none of them */
     uint64_t off = edge >= first && edge - first < span ? edge - first : span;
-    blk[j] = ((uint64_t)(lo + RS_SKETCH_INDEX_BIAS) << RS_SKETCH_CELL_SHIFT) | off;
+    atomic_store_explicit(&rs_sketch_cells[k], sketch_cell_word(k, lo, off), memory_order_relaxed);
   }
-  if (!atomic_compare_exchange_strong_explicit(&rs_sketch_cell_blocks[e], &expected, blk,
-                                               memory_order_acq_rel, memory_order_acquire)) {
-    free(blk); /* another thread built the same block first */
-    return expected;
-  }
-  return blk;
 }
 
 rs_status rs_sketch_add_slow(rs_sketch *s, double v) {
   assert(isfinite(v) && v >= RS_SKETCH_MIN_VALUE);
   uint64_t b = double_bits(v);
-  if (atomic_load_explicit(&rs_sketch_cell_blocks[b >> 52], memory_order_acquire) == NULL &&
-      rs_sketch_cells_build((unsigned)(b >> 52)) == NULL)
-    return RS_NOMEM;
+  if (rs_sketch_cell_of(b) == 0)
+    rs_sketch_cells_build((unsigned)(b >> 52));
   int32_t i = rs_sketch_index(v);
   if ((s->nbins == 0 || i < s->offset || (uint32_t)((int64_t)i - s->offset) >= s->nbins) &&
       sketch_cover(s, i, i) != RS_OK)
@@ -271,7 +273,6 @@ rs_status rs_sketch_merge(rs_sketch *dst, const rs_sketch *src) {
     for (uint32_t i = 0; i < src->nbins; i++)
       base[i] += src->bins[i];
   }
-  dst->zero_count += src->zero_count;
   dst->count += src->count;
   dst->sum += src->sum;
   if (src->min < dst->min)
@@ -281,6 +282,21 @@ rs_status rs_sketch_merge(rs_sketch *dst, const rs_sketch *src) {
   return RS_OK;
 }
 
+/* The bins' counts added up. */
+static uint64_t sketch_binned(const rs_sketch *s) {
+  uint64_t n = 0;
+  for (uint32_t i = 0; i < s->nbins; i++)
+    n += s->bins[i];
+  return n;
+}
+
+uint64_t rs_sketch_zero_count(const rs_sketch *s) { return s->count - sketch_binned(s); }
+
+/* The bin of rank r is the first, counting the zeros below every bin, at
+ * which the values up to it pass r: the lowest bin i with fewer than
+ * count - r values above it. Walked down from the top (the quantiles read
+ * are mostly high ones), adding the values above as it goes, with no
+ * separate count of the zeros; below every bin, the rank is a zero's. */
 double rs_sketch_quantile(const rs_sketch *s, double q) {
   if (s->count == 0 || isnan(q))
     return NAN;
@@ -289,15 +305,13 @@ double rs_sketch_quantile(const rs_sketch *s, double q) {
   if (q >= 1.0)
     return s->max;
   uint64_t rank = (uint64_t)floor(q * (double)(s->count - 1));
-  if (rank < s->zero_count)
-    return sketch_clamp(s, 0.0);
-  uint64_t seen = s->zero_count;
-  for (uint32_t i = 0; i < s->nbins; i++) {
-    seen += s->bins[i];
-    if (seen > rank)
+  uint64_t need = s->count - rank, above = 0; /* need >= 1 */
+  for (uint32_t i = s->nbins; i-- > 0;) {
+    above += s->bins[i]; /* the values at or above bin i */
+    if (above >= need)
       return sketch_clamp(s, sketch_value((int32_t)((int64_t)s->offset + i)));
   }
-  return s->max; /* unreachable while the counts agree */
+  return sketch_clamp(s, 0.0);
 }
 
 /* The first bin (relative to offset) holding only values greater than x,
@@ -317,7 +331,7 @@ uint64_t rs_sketch_count_above(const rs_sketch *s, double x) {
   if (x < s->min)
     return s->count;
   if (x < RS_SKETCH_MIN_VALUE)
-    return s->count - s->zero_count; /* zero-bucket values count as 0 */
+    return sketch_binned(s); /* zero-bucket values count as 0 */
   uint64_t n = 0;
   for (uint32_t i = sketch_first_above(s, x); i < s->nbins; i++)
     n += s->bins[i];
