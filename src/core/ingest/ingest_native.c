@@ -329,17 +329,23 @@ static inline uint64_t load_word(const void *q) {
   return x;
 }
 
-/* Whether the len + 1 bytes at q (TIME_MEMO_MAX readable) are the memo's. */
-static inline bool memo_same(const time_memo *memo, const char *q) {
-  const char *t = memo->text, *m = memo->mask;
+/* Whether the bytes at q (32 readable) are t's where mask m's bytes are
+ * 0xFF (a run of them from the start, then zeros): two masked words, and
+ * two more when the run is longer than 16 bytes (long). */
+static inline bool masked_same(const char *q, const char *t, const char *m, bool long_run) {
   uint64_t d = ((load_word(q) ^ load_word(t)) & load_word(m)) |
                ((load_word(q + 8) ^ load_word(t + 8)) & load_word(m + 8));
   if (d != 0)
     return false;
-  if (memo->len < 16)
+  if (!long_run)
     return true;
   return (((load_word(q + 16) ^ load_word(t + 16)) & load_word(m + 16)) |
           ((load_word(q + 24) ^ load_word(t + 24)) & load_word(m + 24))) == 0;
+}
+
+/* Whether the len + 1 bytes at q (TIME_MEMO_MAX readable) are the memo's. */
+static inline bool memo_same(const time_memo *memo, const char *q) {
+  return masked_same(q, memo->text, memo->mask, memo->len >= 16);
 }
 
 static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_native_col *c,
@@ -381,15 +387,7 @@ typedef struct row_memo {
 
 /* Whether the len bytes at q (ROW_MEMO_MAX readable) are the memo's. */
 static inline bool row_memo_same(const row_memo *memo, const char *q) {
-  const char *t = memo->text, *m = memo->mask;
-  uint64_t d = ((load_word(q) ^ load_word(t)) & load_word(m)) |
-               ((load_word(q + 8) ^ load_word(t + 8)) & load_word(m + 8));
-  if (d != 0)
-    return false;
-  if (memo->len <= 16)
-    return true;
-  return (((load_word(q + 16) ^ load_word(t + 16)) & load_word(m + 16)) |
-          ((load_word(q + 24) ^ load_word(t + 24)) & load_word(m + 24))) == 0;
+  return masked_same(q, memo->text, memo->mask, memo->len > 16);
 }
 
 /* Keeps the row whose cells after the leading ones are text[0..len) and
