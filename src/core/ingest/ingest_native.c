@@ -379,6 +379,7 @@ typedef struct row_memo {
   const char *text; /* NULL: none */
   const char *mask; /* ROW_MEMO_MAX bytes: len of 0xFF, then zeros */
   size_t len;       /* through the '\n' */
+  size_t cells;     /* where the cells' loop left the row: its '\r' or '\n' */
   uint32_t pres;
   unsigned n;
   uint8_t m[ROW_MEMO_VALUES];
@@ -391,10 +392,11 @@ static inline bool row_memo_same(const row_memo *memo, const char *q) {
 }
 
 /* Keeps the row whose cells after the leading ones are text[0..len) and
- * whose metrics are pres, with s's values, as memo; a row too long or of
+ * whose metrics are pres, with s's values, as memo (cells: where the
+ * cells' loop ended, its CR or LF); a row too long or of
  * too many values is not kept (the memo keeps the last one kept). */
-static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, uint32_t pres,
-                                 const rs_sample *s) {
+static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, size_t cells,
+                                 uint32_t pres, const rs_sample *s) {
   unsigned n = 0;
   if (len > ROW_MEMO_MAX || (unsigned)__builtin_popcount(pres) > ROW_MEMO_VALUES)
     return;
@@ -407,6 +409,7 @@ static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, u
   memo->pres = pres;
   memo->text = text;
   memo->len = len;
+  memo->cells = cells;
   memo->mask = (const char *)memo_masks + ROW_MEMO_MAX - len;
 }
 
@@ -458,9 +461,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       pres = rm->pres;
       for (unsigned i = 0; i < rm->n; i++)
         s->v[rm->m[i]] = rm->v[i];
-      q += rm->len - 1; /* its '\n' */
-      if (q[-1] == '\r')
-        q--;
+      q += rm->cells; /* where reading the cells would have left it */
       goto cells_read;
     }
     for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
@@ -491,7 +492,8 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     }
     if (rm != NULL && (size_t)(q - after) < ROW_MEMO_MAX &&
         (*q == '\n' || (*q == '\r' && q[1] == '\n')))
-      row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), pres, s);
+      row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), (size_t)(q - after), pres,
+                    s);
   cells_read:
     if ((size_t)(q - p) > nr->max_line)
       goto stop;
