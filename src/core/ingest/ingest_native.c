@@ -435,6 +435,10 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     tail = 1;
   for (size_t i = 0; i < tail; i++)
     lead_metric |= cols[i].kind == RS_COL_METRIC;
+  /* The leading cells are a timestamp and a GPU index, as the native
+   * format's own columns and the bench file have them. */
+  const bool time_gpu =
+      tail == 2 && cols[0].kind == RS_COL_TIMESTAMP && cols[1].kind == RS_COL_GPU_INDEX;
   for (size_t i = 0; i < ROW_MEMO_SLOTS; i++)
     rows[i].text = NULL;
   *st = RS_OK;
@@ -442,6 +446,18 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   while (p < end) {
     const char *q = p;
     pres = 0;
+    /* The usual leading cells, the last row's timestamp (the memo's bytes
+     * and the ',' after them) and a one-digit GPU index, as the loop below
+     * would read them; anything else goes through the loop. */
+    if (time_gpu && memo.text != NULL && end - q >= TIME_MEMO_MAX && memo_same(&memo, q) &&
+        q[memo.len] == ',' && (unsigned)(unsigned char)q[memo.len + 1] - '0' <= 9 &&
+        q[memo.len + 2] == ',') {
+      s->t_col = 1;
+      s->t = memo.v;
+      s->gpu = q[memo.len + 1] - '0';
+      q += memo.len + 2; /* at the ',' after the index */
+      goto leading_read;
+    }
     s->t = 0.0;
     s->gpu = -1;
     s->t_col = 0;
@@ -453,6 +469,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       if (q == NULL)
         goto stop;
     }
+  leading_read:;
     /* the cells after the leading ones: the device's memo, or read */
     const char *after = q;
     unsigned slot = (unsigned)(s->gpu + 1);
