@@ -291,6 +291,17 @@ static size_t lines_exact(rs_native_rows *nr, const char *text, size_t len, size
   return used;
 }
 
+/* The zero sink's rows: each must have every present value +0. */
+static size_t zero_rows;
+static rs_status keep_zeros(void *ctx, const rs_sample *s, rs_error *err) {
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1) {
+    double v = s->v[__builtin_ctz(bits)];
+    assert_true(v == 0.0 && !signbit(v));
+  }
+  zero_rows++;
+  return keep(ctx, s, err);
+}
+
 /* The row loop takes no line of text. */
 static void expect_stop(rs_native_rows *nr, const char *text, rows *got) {
   size_t lines;
@@ -367,6 +378,49 @@ static void expect_rows(rs_native_rows *nr, const char *text, size_t len, rows *
   assert_int_equal(lines_exact(nr, text, len, &lines, &st), len);
   assert_int_equal(st, RS_OK);
   assert_int_equal(got->n, n);
+}
+
+/* An idle GPU's repeated rows (the memo's, every value +0) go to the zero
+ * sink, and only those: a repeated row with a value that is not zero, a
+ * first row and a row of other bytes go to the sink. Both sinks see the
+ * rows the sink alone sees, in the same order, bit for bit. */
+static void test_idle_rows_to_zero_sink(void **state) {
+  (void)state;
+  static rows plain, split;
+  rs_sample s = {.gpu = -1};
+  rs_time_day day = {.valid = false};
+  rs_native_col cols[4] = {{.kind = RS_COL_TIMESTAMP},
+                           {.kind = RS_COL_GPU_INDEX},
+                           {.kind = RS_COL_METRIC,
+                            .metric = RS_METRIC_GPU_MEM_USED,
+                            .bit = 1u << RS_METRIC_GPU_MEM_USED,
+                            .scale = 1048576.0,
+                            .max = 1e15},
+                           {.kind = RS_COL_METRIC,
+                            .metric = RS_METRIC_GPU_UTIL,
+                            .bit = 1u << RS_METRIC_GPU_UTIL,
+                            .scale = 1.0,
+                            .max = 100.0}};
+  const char *text = "10,0,3005.0,25.6\n10,1,0.0,0.0\n10,2,7.0,0.0\n10,3,0.0,\n"
+                     "11,0,3005.0,25.6\n11,1,0.0,0.0\n11,2,7.0,0.0\n11,3,0.0,\n"
+                     "12,0,0.0,0.0\n12,1,0.0,0.0\n12,2,7.0,0.0\n12,3,0,\n"
+                     "13,0,0.0,0.0\n13,1,0.0,0.0\n13,2,7.0,0.0\n13,3,0,\n"
+                     "14,0,3005.0,25.6\n14,2,3005.0,25.6\n"; /* the memo reads 32 bytes on */
+  rs_native_rows nr = native_rows(cols, 4, &s, &day, &plain);
+  expect_rows(&nr, text, strlen(text), &plain, 18);
+  s = (rs_sample){.gpu = -1};
+  nr = native_rows(cols, 4, &s, &day, &split);
+  nr.zero_sink = keep_zeros;
+  zero_rows = 0;
+  expect_rows(&nr, text, strlen(text), &split, 18);
+  /* 11,1 11,3 12,1 13,0 13,1 13,3: repeats of a row of zeros */
+  assert_int_equal(zero_rows, 6);
+  for (size_t i = 0; i < 18; i++) {
+    assert_int_equal(split.s[i].present, plain.s[i].present);
+    assert_int_equal(split.s[i].gpu, plain.s[i].gpu);
+    assert_int_equal(split.s[i].line, plain.s[i].line);
+    assert_memory_equal(split.s[i].v, plain.s[i].v, sizeof(plain.s[i].v));
+  }
 }
 
 /* A short metric cell (rs_num_parse_short's shapes and the byte loop's)
@@ -546,6 +600,7 @@ int main(void) {
       cmocka_unit_test(test_short_cells_at_buffer_end),
       cmocka_unit_test(test_integer_cells_match_strtod),
       cmocka_unit_test(test_errors_after_fast_rows),
+      cmocka_unit_test(test_idle_rows_to_zero_sink),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

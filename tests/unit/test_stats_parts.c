@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,14 @@ static void make_rows(rng *r, bool unordered) {
       put(s, RS_METRIC_OUTPUT_TOKENS, (double)(rng_next(r) % 500));
       continue;
     }
+    if (gpu != 0 && u % 5 == 1) { /* an idle GPU's row: zeros, of two sets */
+      put(s, RS_METRIC_GPU_MEM_USED, 0.0);
+      if (u % 10 == 1)
+        put(s, RS_METRIC_GPU_UTIL, 0.0);
+      if (s->gpu < 0)
+        put(s, RS_METRIC_CPU_UTIL, 0.0); /* a pooled metric's zero */
+      continue;
+    }
     put(s, RS_METRIC_GPU_MEM_USED, 1e9 + floor(rng_uniform(r) * 3e9));
     if (u % 7 != 0)
       put(s, RS_METRIC_GPU_UTIL, floor(rng_uniform(r) * 1000.0) / 10.0);
@@ -72,11 +81,25 @@ static rs_stats *fresh(const rs_stats_options *o) {
   return st;
 }
 
+/* Whether every value of s is +0 (and it has one). */
+static bool all_zeros(const rs_sample *s) {
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1)
+    if (s->v[__builtin_ctz(bits)] != 0.0)
+      return false;
+  return s->present != 0;
+}
+
+/* With zeros, rows of zeros go to rs_stats_add_zeros, as the native
+ * reader hands an idle GPU's repeated rows over. */
+static bool zeros;
+
 static void add_rows(rs_stats *st, size_t from, size_t to) {
   rs_error err;
   rs_error_clear(&err);
   for (size_t i = from; i < to; i++)
-    assert_int_equal(rs_stats_add(st, &rows[i], &err), RS_OK);
+    assert_int_equal(zeros && all_zeros(&rows[i]) ? rs_stats_add_zeros(st, &rows[i], &err)
+                                                  : rs_stats_add(st, &rows[i], &err),
+                     RS_OK);
 }
 
 static void finish(rs_stats *st, rs_endpoint_stats *out) {
@@ -141,6 +164,7 @@ static void check(bool unordered, bool second_file) {
   rs_stats_free(ref);
   for (int trial = 0; trial < 40; trial++) {
     rs_stats *ctx = fresh(&o);
+    zeros = trial % 4 < 2; /* the parts' rows of zeros counted in runs, or one by one */
     if (second_file) {
       add_rows(ctx, 0, NROWS / 2);
       rs_stats_begin_file(ctx, "b.csv");
@@ -152,6 +176,7 @@ static void check(bool unordered, bool second_file) {
     }
     rs_stats_free(ctx);
   }
+  zeros = false;
   assert_true(fitted >= (unordered ? 1u : 40u)); /* in time order, every cut fits */
 }
 
@@ -205,6 +230,46 @@ static void test_rows_from_scratch(void **state) {
   }
 }
 
+/* Rows of zeros through rs_stats_add_zeros (counted per run of one set)
+ * give the summary rs_stats_add gives them, bit for bit: in one pass, with
+ * --exact (which keeps the values), and merged from two statistics that
+ * each still hold rows of zeros not yet counted. */
+static void test_zero_rows_match_adds(void **state) {
+  (void)state;
+  static rs_endpoint_stats plain, counted;
+  rs_error err;
+  rs_error_clear(&err);
+  for (int c = 0; c < 8; c++) {
+    bool unordered = c & 1, exact = c & 2, merged = c & 4;
+    rs_stats_options o = {.allow_unordered = unordered, .exact = exact, .window_s = 600.0};
+    rng r = {21u + (uint64_t)c};
+    rs_endpoint_stats *out[2] = {&plain, &counted};
+    size_t nzero = 0;
+    make_rows(&r, unordered);
+    for (size_t i = 0; i < NROWS; i++)
+      nzero += all_zeros(&rows[i]);
+    assert_true(nzero > NROWS / 10);
+    for (int k = 0; k < 2; k++) {
+      zeros = k == 1;
+      rs_stats *st = fresh(&o);
+      if (merged) {
+        rs_stats *b = fresh(&o);
+        add_rows(st, 0, NROWS / 2);
+        add_rows(b, NROWS / 2, NROWS);
+        assert_int_equal(rs_stats_merge(st, b, &err), RS_OK);
+        rs_stats_free(b);
+      } else {
+        add_rows(st, 0, NROWS);
+      }
+      memset(out[k], 0, sizeof(*out[k]));
+      finish(st, out[k]);
+      rs_stats_free(st);
+    }
+    zeros = false;
+    assert_memory_equal(&plain, &counted, sizeof(plain));
+  }
+}
+
 /* A part whose series starts before the rows already folded does not fit. */
 static void test_backwards_does_not_fit(void **state) {
   (void)state;
@@ -228,7 +293,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_parts_in_order),    cmocka_unit_test(test_parts_after_a_file),
       cmocka_unit_test(test_parts_unordered),   cmocka_unit_test(test_backwards_does_not_fit),
-      cmocka_unit_test(test_rows_from_scratch),
+      cmocka_unit_test(test_rows_from_scratch), cmocka_unit_test(test_zero_rows_match_adds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 #include "rightsize/file.h"
 #include "rightsize/num.h"
 #include "num_fast.h"
+#include "stats_internal.h"
 #include "time_fast.h"
 
 /* ---- format names ---- */
@@ -625,6 +626,7 @@ static rs_status fast_rows(run *r, rs_error *err) {
                        .s = &r->s,
                        .day = &r->day,
                        .sink = r->sink,
+                       .zero_sink = r->sink == rs_stats_sink ? rs_stats_sink_zeros : NULL,
                        .ctx = r->ctx};
   size_t len, line, lines;
   rs_status st = RS_OK;

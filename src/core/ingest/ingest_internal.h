@@ -109,6 +109,10 @@ typedef struct rs_native_rows {
   rs_sample *s;            /* the row, reused: only what the previous row set is cleared */
   struct rs_time_day *day; /* the date of the last calendar timestamp (time_fast.h) */
   rs_sample_sink sink;
+  /* NULL, or a sink that takes a row whose every present value is +0 as
+   * sink would, with less work (rs_stats_sink_zeros beside rs_stats_sink):
+   * the rows an idle GPU's memo gives go there. */
+  rs_sample_sink zero_sink;
   void *ctx;
   uint64_t rows; /* rows handed to the sink so far */
 } rs_native_rows;

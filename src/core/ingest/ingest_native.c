@@ -1,5 +1,6 @@
 /* The native CSV header: documented column names with unit suffixes
  * (docs/samples-format.md), x_ columns ignored, anything else an error. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -371,7 +372,9 @@ static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_nati
  * repeat it ("0.0,0.0,,,,,"), and the same bytes read as the same cells,
  * so a row whose text after its leading cells is the memo's takes the
  * memo's metrics and values without reading them again. Only where the
- * leading cells hold no metric (the memo's bits are all of the row's). */
+ * leading cells hold no metric (the memo's bits are all of the row's).
+ * When every value is +0 (an idle GPU's), such a row goes to the zero
+ * sink, if there is one (rs_native_rows.zero_sink). */
 #define ROW_MEMO_MAX 32   /* bytes compared, in four words */
 #define ROW_MEMO_SLOTS 16 /* gpu_index -1 (none) to 14 */
 #define ROW_MEMO_VALUES 8
@@ -382,6 +385,7 @@ typedef struct row_memo {
   size_t cells;     /* where the cells' loop left the row: its '\r' or '\n' */
   uint32_t pres;
   unsigned n;
+  rs_sample_sink sink; /* the zero sink when every value is +0 (an idle GPU's) */
   uint8_t m[ROW_MEMO_VALUES];
   double v[ROW_MEMO_VALUES];
 } row_memo;
@@ -396,7 +400,7 @@ static inline bool row_memo_same(const row_memo *memo, const char *q) {
  * cells' loop ended, its CR or LF); a row too long or of
  * too many values is not kept (the memo keeps the last one kept). */
 static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, size_t cells,
-                                 uint32_t pres, const rs_sample *s) {
+                                 uint32_t pres, const rs_sample *s, const rs_native_rows *nr) {
   unsigned n = 0;
   if (len > ROW_MEMO_MAX || (unsigned)__builtin_popcount(pres) > ROW_MEMO_VALUES)
     return;
@@ -406,6 +410,10 @@ static inline void row_memo_keep(row_memo *memo, const char *text, size_t len, s
     memo->v[n] = s->v[m];
   }
   memo->n = n;
+  bool zeros = true;
+  for (unsigned i = 0; i < n; i++)
+    zeros &= memo->v[i] == 0.0 && !signbit(memo->v[i]);
+  memo->sink = zeros && nr->zero_sink != NULL ? nr->zero_sink : nr->sink;
   memo->pres = pres;
   memo->text = text;
   memo->len = len;
@@ -441,6 +449,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       tail == 2 && cols[0].kind == RS_COL_TIMESTAMP && cols[1].kind == RS_COL_GPU_INDEX;
   for (size_t i = 0; i < ROW_MEMO_SLOTS; i++)
     rows[i].text = NULL;
+  rs_sample_sink sink;
   *st = RS_OK;
   s->path = nr->path; /* the sink takes the row as const */
   while (p < end) {
@@ -476,11 +485,13 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     row_memo *rm = slot < ROW_MEMO_SLOTS && !lead_metric ? &rows[slot] : NULL;
     if (rm != NULL && rm->text != NULL && end - q >= ROW_MEMO_MAX && row_memo_same(rm, q)) {
       pres = rm->pres;
+      sink = rm->sink;
       for (unsigned i = 0; i < rm->n; i++)
         s->v[rm->m[i]] = rm->v[i];
       q += rm->cells; /* where reading the cells would have left it */
       goto cells_read;
     }
+    sink = nr->sink;
     for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
       if (*q++ != ',')
         goto stop;
@@ -509,8 +520,8 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     }
     if (rm != NULL && (size_t)(q - after) < ROW_MEMO_MAX &&
         (*q == '\n' || (*q == '\r' && q[1] == '\n')))
-      row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), (size_t)(q - after), pres,
-                    s);
+      row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), (size_t)(q - after), pres, s,
+                    nr);
   cells_read:
     if ((size_t)(q - p) > nr->max_line)
       goto stop;
@@ -522,7 +533,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       s->v[__builtin_ctz(gone)] = 0.0;
     s->present = pres;
     s->line = line + done;
-    if ((*st = nr->sink(nr->ctx, s, err)) != RS_OK)
+    if ((*st = sink(nr->ctx, s, err)) != RS_OK)
       goto stop;
     nr->rows++;
     done++;

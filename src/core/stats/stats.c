@@ -90,6 +90,13 @@ struct rs_stats {
    * skips both tests (rows of one slot mostly repeat one set). 0 holds
    * from the start: an empty row is no event and breaks no link. */
   uint32_t shape[NSLOTS];
+  /* Rows of zeros not yet counted (rs_stats_add_zeros): per slot, a set
+   * of metrics and how many rows of zeros came with that set. A row of
+   * zeros changes only its accumulators' counts and extremes, which do not
+   * depend on the order, so they are added when the set changes and
+   * before anything reads or merges them (zeros_flush). */
+  uint32_t zero_shape[NSLOTS];
+  uint64_t zero_rows[NSLOTS];
   window dev_mem[NSLOTS];
   window host_mem;
   pair dev_load[NSLOTS];       /* GPU_UTIL against REQUEST_RATE */
@@ -519,6 +526,43 @@ __attribute__((noinline)) static rs_status values_exact(rs_stats *st, const rs_s
 /* The row's values into their accumulators: a per-device value goes to its
  * device only (the pooled view of those metrics is the merge of the
  * devices, made at finish). */
+/* n rows of zeros of the metrics in set into slot's accumulators (the
+ * per-device metrics') and the pooled ones (the others): what n adds of
+ * +0 leave there, a count each and 0 into the extremes (a zero is not
+ * binned, and adds nothing to the exact sums). */
+static void zeros_add(rs_stats *st, int slot, uint32_t set, uint64_t n) {
+  if (n == 0)
+    return;
+  for (uint32_t bits = set; bits != 0; bits &= bits - 1) {
+    int m = __builtin_ctz(bits);
+    rs_sketch *k = (per_device_set >> m) & 1u ? &st->dev[slot][m].sk : &st->pooled[m].sk;
+    k->count += n;
+    if (0.0 < k->min)
+      k->min = 0.0;
+    if (0.0 > k->max)
+      k->max = 0.0;
+  }
+}
+
+/* Counts every slot's rows of zeros not yet counted. */
+static void zeros_flush(rs_stats *st) {
+  for (int d = 0; d < NSLOTS; d++) {
+    zeros_add(st, d, st->zero_shape[d], st->zero_rows[d]);
+    st->zero_rows[d] = 0;
+  }
+}
+
+/* A row of zeros (rs_stats_add_zeros) of slot: counted with the slot's
+ * rows of zeros before it while they are of the same set. */
+static void zeros_row(rs_stats *st, uint32_t present, int slot) {
+  if (present != st->zero_shape[slot]) {
+    zeros_add(st, slot, st->zero_shape[slot], st->zero_rows[slot]);
+    st->zero_shape[slot] = present;
+    st->zero_rows[slot] = 0;
+  }
+  st->zero_rows[slot]++;
+}
+
 static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
   acc *dev = st->dev[slot];
   if (dev == NULL && (s->present & per_device_set) && (dev = dev_block(st, slot)) == NULL)
@@ -559,7 +603,11 @@ static void bounds_row(rs_stats *st, double t, bool event) {
   st->grid_t = t;
 }
 
-rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
+/* rs_stats_add, and rs_stats_add_zeros with zeros (every present value is
+ * +0: values_row's adds are a count each, deferred by zeros_row). One body
+ * that both call: two would each call the row's parts out of line. */
+__attribute__((noinline)) static rs_status add_row(rs_stats *st, const rs_sample *s, bool zeros,
+                                                   rs_error *err) {
   assert(s->gpu >= -1 && s->gpu < NSLOTS);
   int slot = s->gpu >= 0 ? s->gpu : 0; /* host-level rows count as device 0 */
   const uint32_t present = s->present;
@@ -581,15 +629,35 @@ rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
     bounds_row(st, s->t, event);
   if ((present & st->charted) && series_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
-  if ((rc = values_row(st, s, slot, err)) != RS_OK)
+  if (zeros && !st->o.exact) {
+    /* the accumulators the values go to exist, as values_row makes them */
+    if (st->dev[slot] == NULL && (present & per_device_set) && dev_block(st, slot) == NULL)
+      return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
+    zeros_row(st, present, slot);
+  } else if ((rc = values_row(st, s, slot, err)) != RS_OK) {
     return rc;
+  }
   if ((present & window_set) && windows_row(st, s, slot) != RS_OK)
     return rs_error_set(err, RS_NOMEM, s->path, s->line, 0, "out of memory for statistics");
   return RS_OK;
 }
 
+rs_status rs_stats_add(rs_stats *st, const rs_sample *s, rs_error *err) {
+  return add_row(st, s, false, err);
+}
+
 rs_status rs_stats_sink(void *ctx, const rs_sample *s, rs_error *err) {
-  return rs_stats_add(ctx, s, err);
+  return add_row(ctx, s, false, err);
+}
+
+rs_status rs_stats_add_zeros(rs_stats *st, const rs_sample *s, rs_error *err) {
+  for (uint32_t bits = s->present; bits != 0; bits &= bits - 1)
+    assert(s->v[__builtin_ctz(bits)] == 0.0 && !signbit(s->v[__builtin_ctz(bits)]));
+  return add_row(st, s, true, err);
+}
+
+rs_status rs_stats_sink_zeros(void *ctx, const rs_sample *s, rs_error *err) {
+  return add_row(ctx, s, true, err);
 }
 
 /* Moves the k-th smallest of a[lo..hi] to a[k], the smaller ones before it
@@ -840,6 +908,7 @@ rs_status rs_stats_finish(rs_stats *st, rs_endpoint_stats *out, rs_error *err) {
   size_t after = offsetof(rs_endpoint_stats, devices) + sizeof(out->devices);
   memset(out, 0, offsetof(rs_endpoint_stats, devices));
   memset((char *)out + after, 0, offsetof(rs_endpoint_stats, series) - after);
+  zeros_flush(st);
   coverage_finish(st, &out->coverage);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++)
     rc = pooled_finish(st, (rs_metric)m, &out->m[m], err);
@@ -932,6 +1001,7 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
   size_t cap = dst->o.exact_max_values;
   /* dst's pairs take their sums before its accumulators take src's */
   pairs_unlink(dst, dst->dev_linked, dst->host_linked);
+  zeros_flush(dst);
   for (int m = 0; m < RS_METRIC_COUNT && rc == RS_OK; m++) {
     rc = acc_merge(&dst->pooled[m], &src->pooled[m], cap);
     for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
@@ -944,6 +1014,8 @@ static rs_status fold(rs_stats *dst, const rs_stats *src, bool append, rs_error 
     return rs_error_set(err, RS_LIMIT, NULL, 0, 0,
                         "more than %zu values kept for --exact; drop --exact to use the sketch",
                         cap);
+  for (int d = 0; d < NSLOTS && rc == RS_OK; d++) /* src's rows of zeros not yet counted */
+    zeros_add(dst, d, src->zero_shape[d], src->zero_rows[d]);
   for (int d = 0; d < NSLOTS && rc == RS_OK; d++) {
     pair sp = dev_pair_view(src, d);
     pair_merge(&dst->dev_load[d], &sp);
