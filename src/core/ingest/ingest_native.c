@@ -375,8 +375,8 @@ static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_nati
  * leading cells hold no metric (the memo's bits are all of the row's).
  * When every value is +0 (an idle GPU's), such a row goes to the zero
  * sink, if there is one (rs_native_rows.zero_sink). */
-#define ROW_MEMO_MAX 32   /* bytes compared, in four words */
-#define ROW_MEMO_SLOTS 16 /* gpu_index -1 (none) to 14 */
+#define ROW_MEMO_MAX 32                     /* bytes compared, in four words */
+#define ROW_MEMO_SLOTS (RS_MAX_DEVICES + 1) /* gpu_index -1 (none) to 63 */
 #define ROW_MEMO_VALUES 8
 typedef struct row_memo {
   const char *text; /* NULL: none */
@@ -388,7 +388,9 @@ typedef struct row_memo {
   rs_sample_sink sink; /* the zero sink when every value is +0 (an idle GPU's) */
   uint8_t m[ROW_MEMO_VALUES];
   double v[ROW_MEMO_VALUES];
+  char pad[8]; /* 128 bytes with 64-bit pointers: a slot's memo is found by a shift */
 } row_memo;
+_Static_assert(sizeof(void *) < 8 || sizeof(row_memo) == 128, "a row memo is 128 bytes");
 
 /* Whether the len bytes at q (ROW_MEMO_MAX readable) are the memo's. */
 static inline bool row_memo_same(const row_memo *memo, const char *q) {
@@ -427,6 +429,12 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   const rs_native_col *cols = nr->cols;
   const size_t ncols = nr->ncols;
   rs_sample *s = nr->s;
+  /* nr's fields the row loop reads, in locals: stores through s could
+   * change nr as far as the compiler knows, and it would load them again */
+  const size_t max_line = nr->max_line;
+  void *const ctx = nr->ctx;
+  const rs_sample_sink row_sink = nr->sink;
+  rs_time_day *const day = nr->day;
   size_t done = 0, tail = ncols;
   time_memo memo = {NULL, NULL, 0, 0.0};
   row_memo rows[ROW_MEMO_SLOTS];
@@ -473,8 +481,8 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (const rs_native_col *c = cols, *ce = cols + tail; c < ce; c++) {
       if (c > cols && *q++ != ',')
         goto stop;
-      q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, c, q, p, end, nr->day)
-                                      : fast_cell(s, &pres, c, q, p, end, nr->day);
+      q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, c, q, p, end, day)
+                                      : fast_cell(s, &pres, c, q, p, end, day);
       if (q == NULL)
         goto stop;
     }
@@ -482,8 +490,8 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     /* the cells after the leading ones: the device's memo, or read */
     const char *after = q;
     unsigned slot = (unsigned)(s->gpu + 1);
-    row_memo *rm = slot < ROW_MEMO_SLOTS && !lead_metric ? &rows[slot] : NULL;
-    if (rm != NULL && rm->text != NULL && end - q >= ROW_MEMO_MAX && row_memo_same(rm, q)) {
+    row_memo *rm = &rows[slot]; /* slot <= RS_MAX_DEVICES: fast_cell's bound */
+    if (rm->text != NULL && end - q >= ROW_MEMO_MAX && row_memo_same(rm, q)) {
       pres = rm->pres;
       sink = rm->sink;
       for (unsigned i = 0; i < rm->n; i++)
@@ -491,7 +499,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       q += rm->cells; /* where reading the cells would have left it */
       goto cells_read;
     }
-    sink = nr->sink;
+    sink = row_sink;
     for (const rs_native_col *c = cols + tail, *ce = cols + ncols; c < ce; c++) {
       if (*q++ != ',')
         goto stop;
@@ -518,12 +526,12 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       }
       q = e;
     }
-    if (rm != NULL && (size_t)(q - after) < ROW_MEMO_MAX &&
+    if (!lead_metric && (size_t)(q - after) < ROW_MEMO_MAX &&
         (*q == '\n' || (*q == '\r' && q[1] == '\n')))
       row_memo_keep(rm, after, (size_t)(q - after) + 1 + (*q == '\r'), (size_t)(q - after), pres, s,
                     nr);
   cells_read:
-    if ((size_t)(q - p) > nr->max_line)
+    if ((size_t)(q - p) > max_line)
       goto stop;
     if (*q == '\r')
       q++;
@@ -533,9 +541,8 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
       s->v[__builtin_ctz(gone)] = 0.0;
     s->present = pres;
     s->line = line + done;
-    if ((*st = sink(nr->ctx, s, err)) != RS_OK)
+    if ((*st = sink(ctx, s, err)) != RS_OK)
       goto stop;
-    nr->rows++;
     done++;
     p = q + 1;
   }
@@ -543,6 +550,7 @@ stop:
   /* Values of a row left half read stay set: the reader's row clears them
    * with the last row's (the sample's values outside present are 0). */
   s->present |= pres;
+  nr->rows += done;
   *lines = done;
   return (size_t)(p - buf);
 }
