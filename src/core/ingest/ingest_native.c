@@ -257,50 +257,60 @@ static inline const char *ignored_cell(const char *q) {
   return q;
 }
 
+/* A timestamp cell at q (line_start: its line's first byte) into s->t and
+ * s->t_col; the byte after it, or NULL when the fast path does not take it. */
+static inline const char *timestamp_cell(rs_sample *s, const char *q, const char *line_start,
+                                         const char *end, rs_time_day *day) {
+  double v;
+  const char *e;
+  s->t_col = (size_t)(q - line_start) + 1;
+  /* four digits and a date's '-' or '/': the date, where fast_decimal
+   * would stop at the same byte and hand it over */
+  if (end - q > 4 && (q[4] == '-' || q[4] == '/') && is_digit(q[0]) && is_digit(q[1]) &&
+      is_digit(q[2]) && is_digit(q[3])) {
+    if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL)
+      return NULL;
+  } else if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
+    if (!(v >= RS_TIME_MIN && v < RS_TIME_END)) /* rs_time_in_range */
+      return NULL;
+  } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
+    return NULL; /* RFC 3339 or nvidia-smi, else the reader's */
+  }
+  s->t = v;
+  return e;
+}
+
+/* A GPU index cell at q into s->gpu (an empty one leaves it); the byte
+ * after it, or NULL when the fast path does not take it. */
+static inline const char *gpu_cell(rs_sample *s, const char *q) {
+  unsigned d0 = (unsigned)(unsigned char)q[0] - '0', d1;
+  if (*q == ',' || *q == '\n' || *q == '\r')
+    return q;
+  if (d0 > 9)
+    return NULL;
+  if ((d1 = (unsigned)(unsigned char)q[1] - '0') <= 9) {
+    d0 = d0 * 10 + d1;
+    q++;
+  }
+  if (d0 >= RS_MAX_DEVICES)
+    return NULL;
+  s->gpu = (int)d0;
+  return q + 1;
+}
+
 /* One cell at q (the first byte of the field) into s (a metric's bit into
  * *pres); the byte after the cell, or NULL when the fast path does not
  * take it. */
 static inline const char *fast_cell(rs_sample *s, uint32_t *pres, const rs_native_col *c,
                                     const char *q, const char *line_start, const char *end,
                                     rs_time_day *day) {
-  double v;
-  const char *e;
   switch (c->kind) {
   case RS_COL_METRIC:
     if (*q == ',' || *q == '\n' || *q == '\r')
       return q; /* empty: sets nothing */
     return metric_cell(s, pres, c, q, end);
-  case RS_COL_TIMESTAMP:
-    s->t_col = (size_t)(q - line_start) + 1;
-    /* four digits and a date's '-' or '/': the date, where fast_decimal
-     * would stop at the same byte and hand it over */
-    if (end - q > 4 && (q[4] == '-' || q[4] == '/') && is_digit(q[0]) && is_digit(q[1]) &&
-        is_digit(q[2]) && is_digit(q[3])) {
-      if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL)
-        return NULL;
-    } else if ((e = fast_decimal(q, end, true, &v)) != NULL && *e != '-' && *e != '/') {
-      if (!(v >= RS_TIME_MIN && v < RS_TIME_END)) /* rs_time_in_range */
-        return NULL;
-    } else if ((e = rs_time_parse_fast(q, end, day, &v)) == NULL) {
-      return NULL; /* RFC 3339 or nvidia-smi, else the reader's */
-    }
-    s->t = v;
-    return e;
-  case RS_COL_GPU_INDEX: {
-    unsigned d0 = (unsigned)(unsigned char)q[0] - '0', d1;
-    if (*q == ',' || *q == '\n' || *q == '\r')
-      return q;
-    if (d0 > 9)
-      return NULL;
-    if ((d1 = (unsigned)(unsigned char)q[1] - '0') <= 9) {
-      d0 = d0 * 10 + d1;
-      q++;
-    }
-    if (d0 >= RS_MAX_DEVICES)
-      return NULL;
-    s->gpu = (int)d0;
-    return q + 1;
-  }
+  case RS_COL_TIMESTAMP: return timestamp_cell(s, q, line_start, end, day);
+  case RS_COL_GPU_INDEX: return gpu_cell(s, q);
   case RS_COL_IGNORED: return ignored_cell(q);
   }
   return NULL;
@@ -349,15 +359,14 @@ static inline bool memo_same(const time_memo *memo, const char *q) {
   return masked_same(q, memo->text, memo->mask, memo->len >= 16);
 }
 
-static inline const char *time_cell(rs_sample *s, time_memo *memo, const rs_native_col *c,
-                                    const char *q, const char *line_start, const char *end,
-                                    rs_time_day *day) {
+static inline const char *time_cell(rs_sample *s, time_memo *memo, const char *q,
+                                    const char *line_start, const char *end, rs_time_day *day) {
   if (memo->text != NULL && end - q >= TIME_MEMO_MAX && memo_same(memo, q)) {
     s->t_col = (size_t)(q - line_start) + 1;
     s->t = memo->v;
     return q + memo->len;
   }
-  const char *e = fast_cell(s, NULL, c, q, line_start, end, day);
+  const char *e = timestamp_cell(s, q, line_start, end, day);
   if (e != NULL && e - q < TIME_MEMO_MAX) {
     memo->text = q;
     memo->len = (size_t)(e - q);
@@ -463,16 +472,19 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
   while (p < end) {
     const char *q = p;
     pres = 0;
-    /* The usual leading cells, the last row's timestamp (the memo's bytes
-     * and the ',' after them) and a one-digit GPU index, as the loop below
-     * would read them; anything else goes through the loop. */
-    if (time_gpu && memo.text != NULL && end - q >= TIME_MEMO_MAX && memo_same(&memo, q) &&
-        q[memo.len] == ',' && (unsigned)(unsigned char)q[memo.len + 1] - '0' <= 9 &&
-        q[memo.len + 2] == ',') {
-      s->t_col = 1;
-      s->t = memo.v;
-      s->gpu = q[memo.len + 1] - '0';
-      q += memo.len + 2; /* at the ',' after the index */
+    if (time_gpu) {
+      /* The usual leading cells, a timestamp and a GPU index: the loop
+       * below unrolled (the same reads, in the same order) and a one-digit
+       * index read in place. */
+      s->gpu = -1;
+      if ((q = time_cell(s, &memo, q, p, end, day)) == NULL || *q++ != ',')
+        goto stop;
+      if ((unsigned)(unsigned char)q[0] - '0' <= 9 && q[1] == ',') {
+        s->gpu = q[0] - '0';
+        q++;
+      } else if ((q = gpu_cell(s, q)) == NULL) {
+        goto stop;
+      }
       goto leading_read;
     }
     s->t = 0.0;
@@ -481,7 +493,7 @@ size_t rs_ingest_native_lines(rs_native_rows *nr, const char *buf, size_t len, s
     for (const rs_native_col *c = cols, *ce = cols + tail; c < ce; c++) {
       if (c > cols && *q++ != ',')
         goto stop;
-      q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, c, q, p, end, day)
+      q = c->kind == RS_COL_TIMESTAMP ? time_cell(s, &memo, q, p, end, day)
                                       : fast_cell(s, &pres, c, q, p, end, day);
       if (q == NULL)
         goto stop;
