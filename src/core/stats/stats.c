@@ -523,9 +523,6 @@ __attribute__((noinline)) static rs_status values_exact(rs_stats *st, const rs_s
   return RS_OK;
 }
 
-/* The row's values into their accumulators: a per-device value goes to its
- * device only (the pooled view of those metrics is the merge of the
- * devices, made at finish). */
 /* n rows of zeros of the metrics in set into slot's accumulators (the
  * per-device metrics') and the pooled ones (the others): what n adds of
  * +0 leave there, a count each and 0 into the extremes (a zero is not
@@ -563,6 +560,9 @@ static void zeros_row(rs_stats *st, uint32_t present, int slot) {
   st->zero_rows[slot]++;
 }
 
+/* The row's values into their accumulators: a per-device value goes to its
+ * device only (the pooled view of those metrics is the merge of the
+ * devices, made at finish). */
 static rs_status values_row(rs_stats *st, const rs_sample *s, int slot, rs_error *err) {
   acc *dev = st->dev[slot];
   if (dev == NULL && (s->present & per_device_set) && (dev = dev_block(st, slot)) == NULL)
@@ -657,7 +657,7 @@ rs_status rs_stats_add_zeros(rs_stats *st, const rs_sample *s, rs_error *err) {
 }
 
 rs_status rs_stats_sink_zeros(void *ctx, const rs_sample *s, rs_error *err) {
-  return add_row(ctx, s, true, err);
+  return rs_stats_add_zeros(ctx, s, err);
 }
 
 /* Moves the k-th smallest of a[lo..hi] to a[k], the smaller ones before it
