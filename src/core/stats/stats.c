@@ -541,21 +541,24 @@ static void zeros_add(rs_stats *st, int slot, uint32_t set, uint64_t n) {
   }
 }
 
+/* Counts slot's rows of zeros not yet counted. */
+static void zeros_flush_slot(rs_stats *st, int slot) {
+  zeros_add(st, slot, st->zero_shape[slot], st->zero_rows[slot]);
+  st->zero_rows[slot] = 0;
+}
+
 /* Counts every slot's rows of zeros not yet counted. */
 static void zeros_flush(rs_stats *st) {
-  for (int d = 0; d < NSLOTS; d++) {
-    zeros_add(st, d, st->zero_shape[d], st->zero_rows[d]);
-    st->zero_rows[d] = 0;
-  }
+  for (int d = 0; d < NSLOTS; d++)
+    zeros_flush_slot(st, d);
 }
 
 /* A row of zeros (rs_stats_add_zeros) of slot: counted with the slot's
  * rows of zeros before it while they are of the same set. */
 static void zeros_row(rs_stats *st, uint32_t present, int slot) {
   if (present != st->zero_shape[slot]) {
-    zeros_add(st, slot, st->zero_shape[slot], st->zero_rows[slot]);
+    zeros_flush_slot(st, slot);
     st->zero_shape[slot] = present;
-    st->zero_rows[slot] = 0;
   }
   st->zero_rows[slot]++;
 }
